@@ -1,0 +1,38 @@
+#pragma once
+// The plumbing of every streaming stage: a producer pushes bytes into a ByteSink. Layers flow
+// tar writer -> hashing tee -> compressor -> hashing tee -> file, one pass, no intermediate copy.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace rp {
+
+class ByteSink {
+ public:
+  virtual ~ByteSink() = default;
+  virtual void write(const void* data, size_t size) = 0;
+  void write(std::string_view s) { write(s.data(), s.size()); }
+};
+
+// Counts and discards; used where only the size or a digest is wanted.
+class CountingSink final : public ByteSink {
+ public:
+  void write(const void*, size_t size) override { count_ += size; }
+  uint64_t count() const { return count_; }
+
+ private:
+  uint64_t count_ = 0;
+};
+
+class StringSink final : public ByteSink {
+ public:
+  void write(const void* data, size_t size) override { out_.append(static_cast<const char*>(data), size); }
+  const std::string& str() const { return out_; }
+  std::string take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+}  // namespace rp

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs every build and test dependency of rockpack from Debian packages.
+# Idempotent: packages already present are left alone. Needs root (or sudo).
+set -euo pipefail
+
+packages=(
+  # build
+  build-essential cmake pkg-config git
+  libcurl4-openssl-dev libarchive-dev nlohmann-json3-dev libyaml-cpp-dev libssl-dev
+  libspdlog-dev libfmt-dev doctest-dev libzstd-dev libdeflate-dev zlib1g-dev libcli11-dev
+  # clients nobody here wrote, used by the integration tests to check our outputs
+  umoci skopeo oci-image-tool docker-registry busybox-static
+  # peers for the benchmarks and test helpers
+  pigz zstd time python3 curl ca-certificates apache2-utils openssl
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+echo "install-deps: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
