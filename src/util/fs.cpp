@@ -68,7 +68,10 @@ void AtomicFile::write(const void* data, size_t size) {
   buffer_.append(static_cast<const char*>(data), size);
 }
 
-void AtomicFile::commit(bool durable) {
+void AtomicFile::commit(bool durable) { commit_as(final_path_, durable); }
+
+void AtomicFile::commit_as(const fs::path& path, bool durable) {
+  final_path_ = path;
   if (fd_ < 0) throw Error("commit of a closed file " + final_path_.string());
   flush_buffer();
   if (durable && ::fsync(fd_) != 0) throw Error("cannot sync " + temp_path_.string() + ": " + errno_text());

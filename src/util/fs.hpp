@@ -39,6 +39,8 @@ class AtomicFile final : public ByteSink {
   using ByteSink::write;
   // Flushes, closes and renames. With `durable`, fsyncs the file before the rename.
   void commit(bool durable = false);
+  // Like commit(), but renames to `path` (same file system) instead of the path given at construction.
+  void commit_as(const fs::path& path, bool durable = false);
   // Discards the temporary now.
   void abandon();
   const fs::path& temp_path() const { return temp_path_; }

@@ -1,0 +1,26 @@
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "image/platform.hpp"
+
+namespace rp {
+
+// An OCI content descriptor: what a blob is, its digest and its size.
+struct Descriptor {
+  std::string media_type;
+  std::string digest;  // "sha256:<hex>"
+  int64_t size = 0;
+  std::map<std::string, std::string> annotations;
+  std::optional<Platform> platform;
+
+  nlohmann::json to_json() const;
+  // Validates the digest and size; throws rp::Error naming `where` when the JSON is malformed.
+  static Descriptor from_json(const nlohmann::json& j, const std::string& where);
+};
+
+}  // namespace rp

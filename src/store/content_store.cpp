@@ -1,0 +1,139 @@
+#include "store/content_store.hpp"
+
+#include <cstdlib>
+
+#include "util/error.hpp"
+
+namespace rp {
+
+namespace {
+
+// Hashes what passes through; used to verify a blob on its way out of the store.
+class VerifyingSink final : public ByteSink {
+ public:
+  explicit VerifyingSink(ByteSink& next) : next_(next) {}
+  void write(const void* data, size_t size) override {
+    sha_.update(data, size);
+    next_.write(data, size);
+  }
+  std::string digest() { return sha_.finish_digest(); }
+
+ private:
+  ByteSink& next_;
+  Sha256 sha_;
+};
+
+void make_dirs(const fs::path& p) {
+  std::error_code ec;
+  fs::create_directories(p, ec);
+  if (ec)
+    throw Error("cannot create directory " + p.string() + ": " + ec.message(), "choose another cache with --cache-dir");
+}
+
+std::string record_file_name(const std::string& key) { return sha256_hex(key) + ".json"; }
+
+}  // namespace
+
+ContentStore::ContentStore(fs::path root) : root_(std::move(root)) {
+  make_dirs(root_ / "blobs" / "sha256");
+  make_dirs(root_ / "tmp");
+  make_dirs(root_ / "records");
+}
+
+fs::path ContentStore::default_root() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "rockpack";
+  if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "rockpack";
+  return fs::path(".cache") / "rockpack";
+}
+
+fs::path ContentStore::blob_path(const std::string& digest) const {
+  return root_ / "blobs" / "sha256" / digest_hex(digest);
+}
+
+bool ContentStore::contains(const std::string& digest) const {
+  std::error_code ec;
+  return fs::is_regular_file(blob_path(digest), ec);
+}
+
+uint64_t ContentStore::blob_size(const std::string& digest) const {
+  std::error_code ec;
+  auto size = fs::file_size(blob_path(digest), ec);
+  if (ec) throw Error("blob " + digest + " is not in the store " + root_.string());
+  return size;
+}
+
+ContentStore::BlobWriter::BlobWriter(ContentStore& store, fs::path temp_dir)
+    : store_(store), file_(std::make_unique<AtomicFile>(temp_dir / "blob", 0444)), hasher_(file_.get()) {}
+
+void ContentStore::BlobWriter::write(const void* data, size_t size) { hasher_.write(data, size); }
+
+std::string ContentStore::BlobWriter::commit(const std::string& expected) {
+  std::string digest = hasher_.finish_digest();
+  if (!expected.empty() && digest != expected) {
+    file_->abandon();
+    throw Error("content does not match its expected digest: expected " + expected + ", got " + digest,
+                "the source served different bytes than it promised; nothing was stored");
+  }
+  // Renaming over an existing blob is harmless: same digest, same bytes (another build got there first).
+  file_->commit_as(store_.blob_path(digest));
+  return digest;
+}
+
+std::unique_ptr<ContentStore::BlobWriter> ContentStore::begin_blob() {
+  return std::make_unique<BlobWriter>(*this, root_ / "tmp");
+}
+
+std::string ContentStore::put(std::string_view bytes) {
+  std::string digest = sha256_digest(bytes);
+  if (contains(digest)) return digest;
+  auto w = begin_blob();
+  w->write(bytes.data(), bytes.size());
+  return w->commit(digest);
+}
+
+void ContentStore::read(const std::string& digest, ByteSink& sink) const {
+  fs::path path = blob_path(digest);
+  if (!fs::exists(path)) throw Error("blob " + digest + " is missing from the store " + root_.string());
+  VerifyingSink verify(sink);
+  stream_file(path, verify);
+  std::string actual = verify.digest();
+  if (actual != digest) {
+    std::error_code ec;
+    fs::remove(path, ec);
+    throw Error("the cached blob " + digest + " is corrupt (its content hashes to " + actual + "); it was removed",
+                "run the build again: the blob will be fetched or built anew");
+  }
+}
+
+std::string ContentStore::read_all(const std::string& digest) const {
+  StringSink out;
+  read(digest, out);
+  return out.take();
+}
+
+void ContentStore::export_to(const std::string& digest, const fs::path& dest) const {
+  AtomicFile out(dest, 0644);
+  read(digest, out);  // throws before commit on corruption: `dest` is never half-written
+  out.commit();
+}
+
+std::optional<nlohmann::json> ContentStore::get_record(const std::string& kind, const std::string& key) const {
+  fs::path path = root_ / "records" / kind / record_file_name(key);
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return std::nullopt;
+  try {
+    auto j = nlohmann::json::parse(read_file(path));
+    // The key is stored inside the record: a hash collision or a damaged file is treated as a miss.
+    if (!j.is_object() || j.value("key", "") != key || !j.contains("value")) return std::nullopt;
+    return j["value"];
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+void ContentStore::put_record(const std::string& kind, const std::string& key, const nlohmann::json& value) const {
+  nlohmann::json j = {{"key", key}, {"value", value}};
+  write_file_atomic(root_ / "records" / kind / record_file_name(key), j.dump());
+}
+
+}  // namespace rp

@@ -1,0 +1,67 @@
+#pragma once
+// The content-addressed store: every download and every blob rockpack makes lives here once, under
+// its sha256. Writes go to a temporary file and are renamed into place when their digest is known,
+// so two builds sharing a store never see a partial blob; a blob that is read is hashed again on the
+// way out and a mismatch removes it (a corrupt cache heals itself on the next run).
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "util/byte_sink.hpp"
+#include "util/digest.hpp"
+#include "util/fs.hpp"
+
+namespace rp {
+
+class ContentStore {
+ public:
+  explicit ContentStore(fs::path root);
+
+  // $XDG_CACHE_HOME/rockpack, else ~/.cache/rockpack.
+  static fs::path default_root();
+
+  const fs::path& root() const { return root_; }
+  bool contains(const std::string& digest) const;
+  fs::path blob_path(const std::string& digest) const;
+  uint64_t blob_size(const std::string& digest) const;
+
+  // A blob being written; its digest is computed as bytes arrive.
+  class BlobWriter final : public ByteSink {
+   public:
+    BlobWriter(ContentStore& store, fs::path temp_dir);
+    void write(const void* data, size_t size) override;
+    using ByteSink::write;
+    uint64_t size() const { return hasher_.count(); }
+    // Moves the blob into the store. With `expected`, a different digest is an error and nothing is kept.
+    std::string commit(const std::string& expected = {});
+
+   private:
+    ContentStore& store_;
+    std::unique_ptr<AtomicFile> file_;
+    HashingSink hasher_;
+  };
+  std::unique_ptr<BlobWriter> begin_blob();
+
+  // Stores bytes; returns their digest.
+  std::string put(std::string_view bytes);
+
+  // Streams a blob into `sink`, verifying its digest at the end. A blob that does not match is removed
+  // and an error thrown (the caller must discard what it received).
+  void read(const std::string& digest, ByteSink& sink) const;
+  std::string read_all(const std::string& digest) const;
+
+  // Copies a verified blob to `dest` atomically.
+  void export_to(const std::string& digest, const fs::path& dest) const;
+
+  // Small JSON records by kind and key: the layer cache and, later, resolution caches.
+  std::optional<nlohmann::json> get_record(const std::string& kind, const std::string& key) const;
+  void put_record(const std::string& kind, const std::string& key, const nlohmann::json& value) const;
+
+ private:
+  fs::path root_;
+};
+
+}  // namespace rp
