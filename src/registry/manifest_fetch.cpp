@@ -1,0 +1,66 @@
+#include "registry/manifest_fetch.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "image/media_types.hpp"
+#include "registry/errors.hpp"
+#include "util/digest.hpp"
+#include "util/error.hpp"
+
+namespace rp::registry {
+
+FetchedManifest fetch_manifest(Transport& transport, const std::string& repository, const std::string& identifier) {
+  HttpRequest req;
+  req.url = "/v2/" + repository + "/manifests/" + identifier;
+  req.headers.emplace_back("Accept", std::string(media::kOciIndex) + ", " + media::kOciManifest + ", " +
+                                         media::kDockerManifestList + ", " + media::kDockerManifest);
+  req.max_body = 4u << 20;  // distribution's manifest limit; more is not a manifest
+  std::string what = "fetching manifest " + identifier + " of " + transport.registry() + "/" + repository;
+  HttpResponse r = transport.send(req, {repository_scope(repository, "pull")});
+  if (!r.ok()) throw registry_error(r, what, transport.registry());
+
+  FetchedManifest m;
+  m.bytes = std::move(r.body);
+  m.digest = sha256_digest(m.bytes);
+  if (is_valid_digest(identifier) && m.digest != identifier)
+    throw rp::Error(what + ": the registry sent a manifest with digest " + m.digest,
+                    "the registry or something between it and you altered the manifest");
+  auto j = nlohmann::json::parse(m.bytes, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) throw rp::Error(what + ": the manifest is not a JSON object");
+  m.media_type = j.value("mediaType", "");
+  if (m.media_type.empty()) {
+    // OCI manifests may omit mediaType; the Content-Type header or the shape tells.
+    std::string ct = r.header("content-type").value_or("");
+    ct = ct.substr(0, ct.find(';'));
+    m.media_type = !ct.empty() && ct != "application/json" ? ct
+                   : j.contains("manifests")              ? media::kOciIndex
+                                                          : media::kOciManifest;
+  }
+  if (j.value("schemaVersion", 0) == 1 || m.media_type.find("manifest.v1") != std::string::npos)
+    throw rp::Error(what + ": it is a Docker schema 1 manifest, which rockpack does not read",
+                    "use an image pushed with a current client (schema 2 or OCI)");
+  return m;
+}
+
+void fetch_blob(Transport& transport, const std::string& repository, const std::string& digest, ContentStore& store) {
+  if (store.contains(digest)) return;
+  HttpRequest req;
+  req.url = "/v2/" + repository + "/blobs/" + digest;
+  std::unique_ptr<ContentStore::BlobWriter> writer;
+  SendOptions so;
+  // Each attempt writes a fresh temporary: a transfer that broke off leaves nothing behind.
+  so.before_attempt = [&](HttpRequest& r) {
+    writer = store.begin_blob();
+    r.sink = writer.get();
+  };
+  std::string what = "download of blob " + digest + " from " + transport.registry() + "/" + repository;
+  HttpResponse r = transport.send(req, {repository_scope(repository, "pull")}, so);
+  if (!r.ok()) throw registry_error(r, what, transport.registry());
+  try {
+    writer->commit(digest);
+  } catch (const rp::Error& e) {
+    throw rp::Error(what + ": " + e.what(), e.hint());
+  }
+}
+
+}  // namespace rp::registry

@@ -1,0 +1,31 @@
+#pragma once
+// Pulling an image for one platform into the content store: the tag (or digest) is resolved, an
+// image index or Docker manifest list is narrowed to the platform, and the config and layers the
+// store does not have yet are downloaded in parallel, each verified against its digest.
+#include <string>
+
+#include "image/image.hpp"
+#include "image/platform.hpp"
+#include "registry/options.hpp"
+#include "registry/reference.hpp"
+#include "registry/transport.hpp"
+#include "store/content_store.hpp"
+
+namespace rp::registry {
+
+struct PullResult {
+  Image image;
+  Reference reference;          // as asked, fully qualified
+  std::string manifest_digest;  // the platform's image manifest
+  std::string manifest_media_type;
+  std::string index_digest;     // the index the tag pointed at, if it was one
+  std::string config_digest;
+  // The canonical name pinned to the digest: "localhost:5000/app@sha256:..."
+  std::string pinned() const { return reference.name() + "@" + manifest_digest; }
+};
+
+PullResult pull_image(const Reference& reference, const Platform& platform, ContentStore& store, Session& session);
+PullResult pull_image(const Reference& reference, const Platform& platform, ContentStore& store,
+                      const RegistryOptions& options);
+
+}  // namespace rp::registry

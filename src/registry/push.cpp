@@ -1,0 +1,155 @@
+#include "registry/push.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <mutex>
+
+#include "image/media_types.hpp"
+#include "registry/blob_locations.hpp"
+#include "registry/blob_upload.hpp"
+#include "registry/errors.hpp"
+#include "registry/parallel.hpp"
+#include "util/digest.hpp"
+#include "util/error.hpp"
+
+namespace rp::registry {
+
+namespace {
+
+// References grouped by repository: the blobs go once to each repository.
+std::map<std::string, std::vector<Reference>> by_repository(const std::vector<Reference>& refs) {
+  std::map<std::string, std::vector<Reference>> out;
+  for (const auto& r : refs) out[r.name()].push_back(r);
+  return out;
+}
+
+class Pusher {
+ public:
+  Pusher(const ContentStore& store, Session& session) : store_(store), session_(session) {}
+
+  // Uploads config and layers of `image` to `ref`'s repository.
+  void push_blobs(const SealedImage& image, const Reference& ref) {
+    Transport& t = session_.transport(ref.registry);
+    std::vector<BlobSource> sources;
+    sources.push_back(BlobSource{image.config.digest, image.config_bytes.size(), {}, &image.config_bytes});
+    for (const auto& l : image.layers) {
+      if (!store_.contains(l.blob.digest))
+        throw rp::Error("layer " + l.blob.digest + " is not in the store " + store_.root().string(),
+                        "build the image again: its layers are fetched or rebuilt into the store");
+      sources.push_back(BlobSource{l.blob.digest, static_cast<uint64_t>(l.blob.size), store_.blob_path(l.blob.digest), nullptr});
+    }
+    std::vector<std::function<void()>> jobs;
+    for (const auto& src : sources) {
+      jobs.push_back([this, &t, &ref, src] {
+        auto mount_from = known_repositories(store_, ref.registry, src.digest);
+        UploadOutcome outcome = upload_blob(t, ref.repository, src, mount_from, session_.options());
+        remember_repository(store_, ref.registry, src.digest, ref.repository);
+        std::lock_guard lock(mu_);
+        switch (outcome) {
+          case UploadOutcome::kExisted: ++stats_.blobs_existing; break;
+          case UploadOutcome::kMounted: ++stats_.blobs_mounted; break;
+          case UploadOutcome::kUploaded:
+            ++stats_.blobs_uploaded;
+            stats_.bytes_uploaded += src.size;
+            break;
+        }
+        spdlog::debug("blob {} -> {}: {}", src.digest, ref.name(),
+                      outcome == UploadOutcome::kExisted ? "already there"
+                      : outcome == UploadOutcome::kMounted ? "mounted"
+                                                           : "uploaded");
+      });
+    }
+    run_parallel(jobs, session_.options().parallel);
+  }
+
+  // PUT /v2/<repo>/manifests/<tag or digest>.
+  void put_manifest(const Reference& ref, const std::string& identifier, const std::string& bytes,
+                    const std::string& media_type) {
+    Transport& t = session_.transport(ref.registry);
+    HttpRequest req;
+    req.method = "PUT";
+    req.url = "/v2/" + ref.repository + "/manifests/" + identifier;
+    req.headers.emplace_back("Content-Type", media_type);
+    req.body = bytes;
+    std::string digest = sha256_digest(bytes);
+    std::string what = "push of manifest " + digest + " to " + ref.name() + ":" + identifier;
+    HttpResponse r = t.send(req, {repository_scope(ref.repository, "pull,push")});
+    if (r.status != 201 && r.status != 200 && r.status != 202) throw registry_error(r, what, ref.registry);
+    if (auto d = r.header("docker-content-digest"); d && *d != digest)
+      throw rp::Error(what + ": the registry stored it as " + *d,
+                      "the registry rewrote the manifest; rockpack does not push to registries that do");
+  }
+
+  PushStats stats() const { return stats_; }
+
+ private:
+  const ContentStore& store_;
+  Session& session_;
+  std::mutex mu_;
+  PushStats stats_;
+};
+
+std::string identifier_for(const Reference& ref, const std::string& digest) {
+  if (ref.has_digest()) {
+    if (ref.digest != digest)
+      throw InputError("cannot push to " + ref.str() + ": the image's digest is " + digest,
+                       "push to a tag, or to the image's own digest");
+    return digest;
+  }
+  return ref.has_tag() ? ref.tag : kDefaultTag;
+}
+
+std::string pushed_name(const Reference& ref, const std::string& digest) {
+  return ref.name() + (ref.has_tag() || !ref.has_digest() ? ":" + (ref.has_tag() ? ref.tag : std::string(kDefaultTag)) : "") +
+         "@" + digest;
+}
+
+}  // namespace
+
+PushResult push_image(const SealedImage& image, const ContentStore& store, const std::vector<Reference>& references,
+                      Session& session) {
+  Pusher pusher(store, session);
+  PushResult result;
+  result.digest = image.manifest.digest;
+  for (const auto& [name, refs] : by_repository(references)) {
+    pusher.push_blobs(image, refs.front());
+    // Manifests only after all their blobs are there (else MANIFEST_BLOB_UNKNOWN).
+    for (const auto& ref : refs) {
+      pusher.put_manifest(ref, identifier_for(ref, result.digest), image.manifest_bytes, image.manifest.media_type);
+      result.pushed.push_back(pushed_name(ref, result.digest));
+    }
+  }
+  result.stats = pusher.stats();
+  return result;
+}
+
+PushResult push_image(const SealedImage& image, const ContentStore& store, const std::vector<Reference>& references,
+                      const RegistryOptions& options) {
+  Session session(options);
+  return push_image(image, store, references, session);
+}
+
+PushResult push_index(const std::string& index_bytes, const std::vector<SealedImage>& children,
+                      const ContentStore& store, const std::vector<Reference>& references, Session& session) {
+  Pusher pusher(store, session);
+  PushResult result;
+  result.digest = sha256_digest(index_bytes);
+  for (const auto& [name, refs] : by_repository(references)) {
+    const Reference& first = refs.front();
+    for (const auto& child : children) {
+      pusher.push_blobs(child, first);
+      pusher.put_manifest(first, child.manifest.digest, child.manifest_bytes, child.manifest.media_type);
+    }
+    for (const auto& ref : refs) {
+      pusher.put_manifest(ref, identifier_for(ref, result.digest), index_bytes, media::kOciIndex);
+      result.pushed.push_back(pushed_name(ref, result.digest));
+    }
+  }
+  result.stats = pusher.stats();
+  return result;
+}
+
+}  // namespace rp::registry

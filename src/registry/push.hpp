@@ -1,0 +1,41 @@
+#pragma once
+// Pushing a sealed image (or an index of them) to one or more references. Blobs go first, in
+// parallel, each by the cheapest way (already there / mounted / uploaded, see blob_upload.hpp);
+// then the manifest, once per tag; an index only after all its children. Rerunning an interrupted
+// push sends only what did not arrive.
+#include <string>
+#include <vector>
+
+#include "image/image.hpp"
+#include "registry/options.hpp"
+#include "registry/reference.hpp"
+#include "registry/transport.hpp"
+#include "store/content_store.hpp"
+
+namespace rp::registry {
+
+struct PushStats {
+  int blobs_uploaded = 0;
+  int blobs_existing = 0;
+  int blobs_mounted = 0;
+  uint64_t bytes_uploaded = 0;
+};
+
+struct PushResult {
+  std::string digest;               // of the manifest (or index) pushed
+  std::vector<std::string> pushed;  // "registry/repo:tag@digest" for every reference
+  PushStats stats;
+};
+
+// Every reference gets the image: references in the same repository share the blob uploads.
+// A reference without tag or digest is pushed as :latest; one with only a digest is pushed by digest.
+PushResult push_image(const SealedImage& image, const ContentStore& store, const std::vector<Reference>& references,
+                      Session& session);
+PushResult push_image(const SealedImage& image, const ContentStore& store, const std::vector<Reference>& references,
+                      const RegistryOptions& options);
+
+// A multi-platform image: `index_bytes` (an OCI image index listing `children` by digest).
+PushResult push_index(const std::string& index_bytes, const std::vector<SealedImage>& children,
+                      const ContentStore& store, const std::vector<Reference>& references, Session& session);
+
+}  // namespace rp::registry

@@ -1,0 +1,130 @@
+#include "registry/transport.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <thread>
+
+#include "registry/errors.hpp"
+#include "registry/reference.hpp"
+#include "registry/url.hpp"
+#include "util/error.hpp"
+
+namespace rp::registry {
+
+Transport::Transport(std::string registry, const RegistryOptions& options)
+    : registry_(registry),
+      api_host_(registry == kDockerHub ? kDockerHubApiHost : registry),
+      options_(options),
+      auth_(registry, options.credentials, options.retry,
+            [&options](const std::string& host) { return options.is_insecure(host); }) {
+  if (auto it = options.explicit_credentials.find(registry); it != options.explicit_credentials.end())
+    auth_.set_credential(it->second);
+}
+
+std::string Transport::base_url() {
+  std::call_once(pinged_, [this] { ping(); });
+  return base_url_;
+}
+
+// GET /v2/ tells whether the registry is there, whether it speaks TLS, and how it wants to be
+// authenticated. Insecure registries (--insecure-registry, loopback) are tried with https first
+// (unverified), then plain http, as docker does.
+void Transport::ping() {
+  bool insecure = options_.is_insecure(api_host_);
+  std::vector<std::string> schemes = {"https"};
+  if (insecure) schemes.push_back("http");
+  std::string last_error;
+  for (const auto& scheme : schemes) {
+    HttpRequest req;
+    req.url = scheme + "://" + api_host_ + "/v2/";
+    req.verify_tls = !insecure;
+    HttpResponse resp;
+    bool answered = false;
+    for (int attempt = 1; attempt <= options_.retry.max_attempts; ++attempt) {
+      try {
+        resp = perform(req);
+      } catch (const TransportError& e) {
+        last_error = e.what();
+        // A plain-http server answering a TLS handshake fails at once: no point retrying https.
+        if (e.tls_failure() || (insecure && scheme == "https")) break;
+        if (attempt < options_.retry.max_attempts) std::this_thread::sleep_for(backoff_delay(options_.retry, attempt));
+        continue;
+      }
+      if (is_retryable_status(resp.status) && attempt < options_.retry.max_attempts) {
+        std::this_thread::sleep_for(retry_delay(options_.retry, attempt, resp.header("retry-after")));
+        continue;
+      }
+      answered = true;
+      break;
+    }
+    if (!answered) continue;
+    base_url_ = scheme + "://" + api_host_;
+    verify_tls_ = scheme == "https" && !insecure;
+    if (resp.status == 401) {
+      std::vector<Challenge> challenges;
+      for (const auto& h : resp.header_all("www-authenticate")) {
+        auto parsed = parse_challenges(h);
+        challenges.insert(challenges.end(), parsed.begin(), parsed.end());
+      }
+      auth_.set_challenges(challenges);
+    } else if (!resp.ok() && resp.status != 404) {
+      spdlog::debug("registry {}: GET /v2/ answered {}", registry_, resp.status);
+    }
+    return;
+  }
+  throw rp::Error("cannot reach the registry " + registry_ + ": " + last_error,
+                  insecure ? "check that the registry runs and the host and port are right"
+                           : "check the host name and the network; a registry without TLS needs --insecure-registry " +
+                                 registry_);
+}
+
+HttpResponse Transport::send(HttpRequest req, Scopes scopes, const SendOptions& so) {
+  std::string base = base_url();
+  if (req.url.starts_with("/")) req.url = base + req.url;
+  // TLS is verified unless the registry is insecure; a redirect to storage is verified regardless.
+  req.verify_tls = verify_tls_ || !same_origin(req.url, base);
+
+  int auth_retries = 0;
+  for (int attempt = 1;;) {
+    std::erase_if(req.headers, [](const auto& h) { return h.first == "Authorization"; });
+    if (same_origin(req.url, base))
+      if (auto a = auth_.authorization(scopes)) req.headers.emplace_back("Authorization", *a);
+    if (so.before_attempt) so.before_attempt(req);
+
+    HttpResponse resp;
+    try {
+      resp = perform(req);
+    } catch (const TransportError& e) {
+      if (!so.retry || attempt >= options_.retry.max_attempts) throw;
+      auto delay = backoff_delay(options_.retry, attempt);
+      spdlog::info("{} {}: {}; retrying in {} ms", req.method, redact_url(req.url), e.what(), delay.count());
+      std::this_thread::sleep_for(delay);
+      ++attempt;
+      continue;
+    }
+    if (resp.status == 401 && auth_retries < 2 && auth_.on_unauthorized(resp, scopes)) {
+      ++auth_retries;
+      continue;
+    }
+    if (so.retry && is_retryable_status(resp.status) && attempt < options_.retry.max_attempts) {
+      auto retry_after = resp.header("retry-after");
+      auto delay = retry_delay(options_.retry, attempt, retry_after);
+      if (retry_after && parse_retry_after(*retry_after) > options_.retry.max_retry_after) return resp;
+      spdlog::info("{} {}: registry answered {}; retrying in {} ms", req.method, redact_url(req.url), resp.status,
+                   delay.count());
+      std::this_thread::sleep_for(delay);
+      ++attempt;
+      continue;
+    }
+    return resp;
+  }
+}
+
+Transport& Session::transport(const std::string& registry) {
+  std::lock_guard lock(mu_);
+  auto& t = transports_[registry];
+  if (!t) t = std::make_unique<Transport>(registry, options_);
+  return *t;
+}
+
+}  // namespace rp::registry

@@ -1,0 +1,26 @@
+#pragma once
+// The few URL operations the registry protocol needs: resolving a Location header against the
+// request URL, telling whether two URLs are on the same host (credentials never cross hosts),
+// appending query parameters, and stripping userinfo before a URL is shown to anyone.
+#include <string>
+#include <string_view>
+
+namespace rp::registry {
+
+struct UrlParts {
+  std::string scheme;     // "https"
+  std::string authority;  // "host:port" (userinfo removed)
+  std::string path_and_query;
+};
+
+UrlParts split_url(std::string_view url);
+// `location` may be absolute, host-relative ("/v2/...") or path-relative.
+std::string resolve_url(std::string_view base, std::string_view location);
+bool same_origin(std::string_view a, std::string_view b);
+// Appends key=value (value percent-encoded), with '?' or '&' as the URL needs.
+std::string add_query(std::string_view url, std::string_view key, std::string_view value);
+std::string url_encode(std::string_view s);
+// The URL without userinfo and without its query (upload Locations carry state tokens).
+std::string redact_url(std::string_view url);
+
+}  // namespace rp::registry
