@@ -1,0 +1,268 @@
+#include "assemble/compression.hpp"
+
+#include <libdeflate.h>
+#include <zstd.h>
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "util/error.hpp"
+
+namespace rp {
+
+Compression Compression::parse(const std::string& text) {
+  Compression c;
+  std::string kind = text, level;
+  if (auto colon = text.find(':'); colon != std::string::npos) {
+    kind = text.substr(0, colon);
+    level = text.substr(colon + 1);
+  }
+  if (kind == "gzip") {
+    c.kind = Kind::kGzip;
+    c.level = 6;
+  } else if (kind == "zstd") {
+    c.kind = Kind::kZstd;
+    c.level = 3;
+  } else if (kind == "none") {
+    c.kind = Kind::kNone;
+    c.level = 0;
+  } else {
+    throw InputError("unknown compression '" + text + "'", "use gzip[:1-12], zstd[:1-19] or none");
+  }
+  if (!level.empty()) {
+    int max = c.kind == Kind::kGzip ? 12 : c.kind == Kind::kZstd ? 19 : 0;
+    try {
+      size_t used = 0;
+      c.level = std::stoi(level, &used);
+      if (used != level.size()) throw std::invalid_argument("trailing");
+    } catch (const std::exception&) {
+      throw InputError("compression level '" + level + "' is not a number", "use e.g. gzip:6 or zstd:10");
+    }
+    if (c.level < 1 || c.level > max)
+      throw InputError("compression level " + level + " is out of range for " + kind,
+                       kind + " levels run from 1 to " + std::to_string(max));
+  }
+  return c;
+}
+
+std::string Compression::str() const {
+  switch (kind) {
+    case Kind::kGzip: return "gzip:" + std::to_string(level);
+    case Kind::kZstd: return "zstd:" + std::to_string(level);
+    case Kind::kNone: return "none";
+  }
+  return "none";
+}
+
+const char* Compression::media_type() const {
+  switch (kind) {
+    case Kind::kGzip: return "application/vnd.oci.image.layer.v1.tar+gzip";
+    case Kind::kZstd: return "application/vnd.oci.image.layer.v1.tar+zstd";
+    case Kind::kNone: return "application/vnd.oci.image.layer.v1.tar";
+  }
+  return "";
+}
+
+namespace {
+
+unsigned resolve_threads(unsigned threads) {
+  if (threads) return threads;
+  unsigned hw = std::thread::hardware_concurrency();
+  return hw ? hw : 1;
+}
+
+class PassthroughCompressor final : public Compressor {
+ public:
+  explicit PassthroughCompressor(ByteSink& out) : out_(out) {}
+  void write(const void* data, size_t size) override { out_.write(data, size); }
+  void finish() override {}
+
+ private:
+  ByteSink& out_;
+};
+
+// pigz-style parallel gzip on libdeflate: input is cut into fixed blocks, each compressed by a
+// worker into a complete gzip member, and the members are written in input order. The block size
+// fixes the output, so it never depends on the number of cores. Memory is bounded by the number of
+// blocks in flight.
+class ParallelGzipCompressor final : public Compressor {
+ public:
+  static constexpr size_t kBlockSize = 1 << 20;
+
+  ParallelGzipCompressor(ByteSink& out, int level, unsigned threads)
+      : out_(out), level_(level), max_in_flight_(2 * threads + 2) {
+    current_.reserve(kBlockSize);
+    for (unsigned i = 0; i < threads; ++i) workers_.emplace_back([this] { work(); });
+  }
+
+  ~ParallelGzipCompressor() override { stop_workers(); }
+
+  void write(const void* data, size_t size) override {
+    const char* p = static_cast<const char*>(data);
+    while (size) {
+      size_t take = std::min(size, kBlockSize - current_.size());
+      current_.append(p, take);
+      p += take;
+      size -= take;
+      if (current_.size() == kBlockSize) submit();
+    }
+  }
+
+  void finish() override {
+    if (!current_.empty() || submitted_ == 0) submit();  // an empty layer is still one valid member
+    while (next_to_write_ < submitted_) write_next();
+    stop_workers();
+  }
+
+ private:
+  struct Job {
+    uint64_t seq;
+    std::string input;
+    std::string output;
+    bool done = false;
+    std::string error;
+  };
+
+  void submit() {
+    // Bound memory: wait for the oldest block and write it out before queuing another.
+    while (submitted_ - next_to_write_ >= max_in_flight_) write_next();
+    auto job = std::make_shared<Job>();
+    job->seq = submitted_++;
+    job->input.swap(current_);
+    current_.clear();
+    current_.reserve(kBlockSize);
+    {
+      std::lock_guard lock(mu_);
+      pending_.push_back(job);
+      in_order_.push_back(job);
+    }
+    work_cv_.notify_one();
+  }
+
+  void write_next() {
+    std::shared_ptr<Job> job;
+    {
+      std::unique_lock lock(mu_);
+      job = in_order_.front();
+      done_cv_.wait(lock, [&] { return job->done; });
+      in_order_.pop_front();
+    }
+    if (!job->error.empty()) throw Error(job->error);
+    out_.write(job->output.data(), job->output.size());
+    ++next_to_write_;
+  }
+
+  void work() {
+    libdeflate_compressor* c = libdeflate_alloc_compressor(level_);
+    for (;;) {
+      std::shared_ptr<Job> job;
+      {
+        std::unique_lock lock(mu_);
+        work_cv_.wait(lock, [&] { return stopping_ || !pending_.empty(); });
+        if (pending_.empty()) break;
+        job = pending_.front();
+        pending_.pop_front();
+      }
+      if (!c) {
+        job->error = "libdeflate could not allocate a compressor";
+      } else {
+        job->output.resize(libdeflate_gzip_compress_bound(c, job->input.size()));
+        size_t n = libdeflate_gzip_compress(c, job->input.data(), job->input.size(), job->output.data(),
+                                            job->output.size());
+        if (n == 0) job->error = "libdeflate failed to compress a block";
+        job->output.resize(n);
+      }
+      std::string().swap(job->input);
+      {
+        std::lock_guard lock(mu_);
+        job->done = true;
+      }
+      done_cv_.notify_all();
+    }
+    libdeflate_free_compressor(c);
+  }
+
+  void stop_workers() {
+    {
+      std::lock_guard lock(mu_);
+      stopping_ = true;
+    }
+    work_cv_.notify_all();
+    for (auto& t : workers_)
+      if (t.joinable()) t.join();
+    workers_.clear();
+  }
+
+  ByteSink& out_;
+  int level_;
+  size_t max_in_flight_;
+  std::string current_;
+  uint64_t submitted_ = 0;
+  uint64_t next_to_write_ = 0;
+  std::mutex mu_;
+  std::condition_variable work_cv_, done_cv_;
+  std::deque<std::shared_ptr<Job>> pending_;   // not yet picked by a worker
+  std::deque<std::shared_ptr<Job>> in_order_;  // not yet written, in input order
+  bool stopping_ = false;
+  std::vector<std::thread> workers_;
+};
+
+// zstd with its own worker threads. nbWorkers >= 1 always: zstd's single-threaded mode emits a
+// different (equally valid) frame, and we want one output for every machine.
+class ZstdCompressor final : public Compressor {
+ public:
+  ZstdCompressor(ByteSink& out, int level, unsigned threads) : out_(out), ctx_(ZSTD_createCCtx()) {
+    if (!ctx_) throw Error("zstd could not allocate a compression context");
+    check(ZSTD_CCtx_setParameter(ctx_, ZSTD_c_compressionLevel, level));
+    check(ZSTD_CCtx_setParameter(ctx_, ZSTD_c_checksumFlag, 1));
+    size_t r = ZSTD_CCtx_setParameter(ctx_, ZSTD_c_nbWorkers, static_cast<int>(threads));
+    if (ZSTD_isError(r))
+      throw Error("this libzstd was built without multithreading", "install Debian's libzstd (it has it)");
+    out_buf_.resize(ZSTD_CStreamOutSize());
+  }
+  ~ZstdCompressor() override { ZSTD_freeCCtx(ctx_); }
+
+  void write(const void* data, size_t size) override {
+    ZSTD_inBuffer in{data, size, 0};
+    while (in.pos < in.size) pump(&in, ZSTD_e_continue);
+  }
+
+  void finish() override {
+    ZSTD_inBuffer in{nullptr, 0, 0};
+    while (pump(&in, ZSTD_e_end) != 0) {
+    }
+  }
+
+ private:
+  size_t pump(ZSTD_inBuffer* in, ZSTD_EndDirective mode) {
+    ZSTD_outBuffer o{out_buf_.data(), out_buf_.size(), 0};
+    size_t remaining = ZSTD_compressStream2(ctx_, &o, in, mode);
+    check(remaining);
+    if (o.pos) out_.write(out_buf_.data(), o.pos);
+    return remaining;
+  }
+  static void check(size_t r) {
+    if (ZSTD_isError(r)) throw Error(std::string("zstd: ") + ZSTD_getErrorName(r));
+  }
+
+  ByteSink& out_;
+  ZSTD_CCtx* ctx_;
+  std::string out_buf_;
+};
+
+}  // namespace
+
+std::unique_ptr<Compressor> make_compressor(const Compression& c, ByteSink& out, unsigned threads) {
+  threads = resolve_threads(threads);
+  switch (c.kind) {
+    case Compression::Kind::kGzip: return std::make_unique<ParallelGzipCompressor>(out, c.level, threads);
+    case Compression::Kind::kZstd: return std::make_unique<ZstdCompressor>(out, c.level, threads);
+    case Compression::Kind::kNone: return std::make_unique<PassthroughCompressor>(out);
+  }
+  return nullptr;
+}
+
+}  // namespace rp

@@ -1,0 +1,120 @@
+#include "assemble/layer_builder.hpp"
+
+#include "assemble/tar_writer.hpp"
+#include "util/digest.hpp"
+#include "util/error.hpp"
+
+namespace rp {
+
+namespace {
+
+// Reports progress every few MiB of uncompressed input.
+class ProgressSink final : public ByteSink {
+ public:
+  ProgressSink(ByteSink& next, BuildProgress* progress, const std::string& name,
+               const ContentStore::BlobWriter& out_counter)
+      : next_(next), progress_(progress), name_(name), out_counter_(out_counter) {}
+  void write(const void* data, size_t size) override {
+    next_.write(data, size);
+    count_ += size;
+    if (progress_ && count_ - reported_ >= (8u << 20)) {
+      reported_ = count_;
+      progress_->layer_advanced(name_, count_, out_counter_.size());
+    }
+  }
+
+ private:
+  ByteSink& next_;
+  BuildProgress* progress_;
+  const std::string& name_;
+  const ContentStore::BlobWriter& out_counter_;
+  uint64_t count_ = 0;
+  uint64_t reported_ = 0;
+};
+
+const char* type_code(EntryType t) {
+  switch (t) {
+    case EntryType::kFile: return "f";
+    case EntryType::kDirectory: return "d";
+    case EntryType::kSymlink: return "l";
+    case EntryType::kHardlink: return "h";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::string LayerBuilder::cache_key(const std::vector<Entry>& entries) const {
+  Sha256 h;
+  std::string head = "rockpack-layer-v1\ncompression=" + options_.compression.str() +
+                     "\nmtime=" + std::to_string(options_.mtime) + "\n";
+  h.update(head);
+  for (const auto& e : entries) {
+    std::string line = std::string(type_code(e.type)) + "\t" + e.path + "\t" + std::to_string(e.mode) + "\t" +
+                       std::to_string(e.uid) + ":" + std::to_string(e.gid) + "\t" + e.link_target + "\t" +
+                       std::to_string(e.size()) + "\t" + (e.content ? e.content->content_key() : "");
+    for (const auto& [k, v] : e.xattrs) line += "\tx:" + k + "=" + sha256_hex(v);
+    line += "\n";
+    h.update(line);
+  }
+  return h.finish_digest();
+}
+
+BuiltLayer LayerBuilder::build(const std::string& name, const std::vector<Entry>& entries) {
+  uint64_t expected = 0;
+  for (const auto& e : entries) expected += e.size() + 512;
+  if (progress_) progress_->layer_started(name, expected);
+
+  std::string key;
+  if (options_.use_cache) {
+    key = cache_key(entries);
+    if (auto rec = store_.get_record("layers", key)) {
+      try {
+        BuiltLayer hit;
+        hit.from_cache = true;
+        hit.layer.blob.media_type = rec->at("mediaType").get<std::string>();
+        hit.layer.blob.digest = rec->at("digest").get<std::string>();
+        hit.layer.blob.size = rec->at("size").get<int64_t>();
+        hit.layer.diff_id = rec->at("diff_id").get<std::string>();
+        hit.layer.uncompressed_size = rec->at("uncompressed_size").get<uint64_t>();
+        if (store_.contains(hit.layer.blob.digest) &&
+            store_.blob_size(hit.layer.blob.digest) == static_cast<uint64_t>(hit.layer.blob.size)) {
+          if (progress_) progress_->layer_finished(name, hit.layer.uncompressed_size, hit.layer.blob.size, true);
+          return hit;
+        }
+      } catch (const nlohmann::json::exception&) {
+        // A damaged record is a cache miss.
+      }
+    }
+  }
+
+  // The blob writer hashes the compressed bytes itself; only the diff_id needs a hasher here.
+  auto blob = store_.begin_blob();
+  auto compressor = make_compressor(options_.compression, *blob, options_.threads);
+  HashingSink uncompressed(compressor.get());
+  ProgressSink progress(uncompressed, progress_, name, *blob);
+  TarWriter tar(progress, options_.mtime);
+  for (const auto& e : entries) tar.add(e);
+  tar.finish();
+  compressor->finish();
+
+  BuiltLayer built;
+  built.layer.diff_id = uncompressed.finish_digest();
+  built.layer.uncompressed_size = uncompressed.count();
+  built.layer.blob.media_type = options_.compression.media_type();
+  built.layer.blob.size = static_cast<int64_t>(blob->size());
+  built.layer.blob.digest = blob->commit();
+
+  if (options_.use_cache) {
+    store_.put_record("layers", key,
+                      {{"mediaType", built.layer.blob.media_type},
+                       {"digest", built.layer.blob.digest},
+                       {"size", built.layer.blob.size},
+                       {"diff_id", built.layer.diff_id},
+                       {"uncompressed_size", built.layer.uncompressed_size}});
+  }
+  if (progress_) progress_->layer_finished(name, built.layer.uncompressed_size, built.layer.blob.size, false);
+  return built;
+}
+
+}  // namespace rp

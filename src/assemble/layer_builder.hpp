@@ -1,0 +1,46 @@
+#pragma once
+// Turns a sorted entry list into a layer blob in the content store, in one streaming pass:
+//   entries -> TarWriter -> sha256 (diff_id) -> compressor -> sha256 (digest) -> store file.
+// A layer whose inputs were built before (same entries, contents, mtime and compression) is taken
+// from the store's layer records without compressing anything.
+#include <string>
+#include <vector>
+
+#include "assemble/compression.hpp"
+#include "assemble/entry.hpp"
+#include "assemble/progress.hpp"
+#include "image/image.hpp"
+#include "store/content_store.hpp"
+
+namespace rp {
+
+struct LayerOptions {
+  Compression compression;
+  int64_t mtime = 0;     // SOURCE_DATE_EPOCH
+  unsigned threads = 0;  // 0 = one per core
+  bool use_cache = true;
+};
+
+struct BuiltLayer {
+  ImageLayer layer;
+  bool from_cache = false;
+};
+
+class LayerBuilder {
+ public:
+  LayerBuilder(ContentStore& store, LayerOptions options, BuildProgress* progress = nullptr)
+      : store_(store), options_(std::move(options)), progress_(progress) {}
+
+  // `entries` must have gone through finalize_entries().
+  BuiltLayer build(const std::string& name, const std::vector<Entry>& entries);
+
+  // The cache key of a layer: every input that changes its bytes. Exposed for tests.
+  std::string cache_key(const std::vector<Entry>& entries) const;
+
+ private:
+  ContentStore& store_;
+  LayerOptions options_;
+  BuildProgress* progress_;
+};
+
+}  // namespace rp

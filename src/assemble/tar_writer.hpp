@@ -1,0 +1,32 @@
+#pragma once
+// A deterministic PAX tar writer. Headers carry only what an image needs: path, mode, uid/gid,
+// size, one fixed mtime, link target. No user/group names, no atime/ctime, no device numbers for
+// regular entries. Paths or link targets over 100 bytes, sizes over 8 GiB and large ids go into a
+// PAX extended header, as Go's archive/tar (moby, containerd) writes them.
+#include <cstdint>
+
+#include "assemble/entry.hpp"
+#include "util/byte_sink.hpp"
+
+namespace rp {
+
+class TarWriter {
+ public:
+  TarWriter(ByteSink& out, int64_t mtime) : out_(out), mtime_(mtime) {}
+  // Writes the entry's header and streams its content. Entries must come in the final order.
+  void add(const Entry& entry);
+  // Writes the two zero blocks that end an archive.
+  void finish();
+  uint64_t bytes_written() const { return written_; }
+
+ private:
+  void emit(const void* data, size_t size);
+  void pad_to_block(uint64_t size);
+  void write_pax_header(const std::string& name, const std::string& records);
+
+  ByteSink& out_;
+  int64_t mtime_;
+  uint64_t written_ = 0;
+};
+
+}  // namespace rp

@@ -1,0 +1,41 @@
+#include "cli/build_inputs.hpp"
+
+#include <cstdlib>
+#include <ctime>
+
+#include "util/error.hpp"
+
+namespace rp::cli {
+
+std::map<std::string, std::string> parse_set_args(const std::vector<std::string>& pairs) {
+  std::map<std::string, std::string> out;
+  for (const auto& p : pairs) {
+    auto eq = p.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw InputError("--set '" + p + "' is not KEY=VALUE", "e.g. --set UBUNTU_VERSION=24.04");
+    out[p.substr(0, eq)] = p.substr(eq + 1);
+  }
+  return out;
+}
+
+std::optional<int64_t> source_date_epoch_from_env() {
+  const char* v = std::getenv("SOURCE_DATE_EPOCH");
+  if (!v || !*v) return std::nullopt;
+  std::string s(v);
+  bool digits = s.size() <= 12;
+  for (char c : s) digits = digits && c >= '0' && c <= '9';
+  if (!digits)
+    throw InputError("SOURCE_DATE_EPOCH='" + s + "' is not a number of seconds",
+                     "set it to e.g. $(git log -1 --format=%ct), or unset it");
+  return std::stoll(s);
+}
+
+recipe::LoadOptions load_options(const std::vector<std::string>& set_pairs) {
+  recipe::LoadOptions o;
+  o.set_args = parse_set_args(set_pairs);
+  o.source_date_epoch = source_date_epoch_from_env();
+  o.now = static_cast<int64_t>(std::time(nullptr));
+  return o;
+}
+
+}  // namespace rp::cli

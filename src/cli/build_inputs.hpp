@@ -1,0 +1,19 @@
+#pragma once
+// What `build` and `validate` share: reading --set pairs and SOURCE_DATE_EPOCH, and loading the
+// recipe with them.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "recipe/model.hpp"
+
+namespace rp::cli {
+
+// "KEY=VALUE" pairs; throws InputError for a pair without '='.
+std::map<std::string, std::string> parse_set_args(const std::vector<std::string>& pairs);
+// $SOURCE_DATE_EPOCH when set; throws InputError when it is not a non-negative integer.
+std::optional<int64_t> source_date_epoch_from_env();
+recipe::LoadOptions load_options(const std::vector<std::string>& set_pairs);
+
+}  // namespace rp::cli

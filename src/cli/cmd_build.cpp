@@ -1,0 +1,116 @@
+// rockpack build: recipe -> plan -> assemble -> outputs.
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <chrono>
+
+#include "assemble/image_assembler.hpp"
+#include "cli/build_inputs.hpp"
+#include "cli/commands.hpp"
+#include "cli/logging.hpp"
+#include "cli/progress_display.hpp"
+#include "cli/vcs_info.hpp"
+#include "output/docker_archive.hpp"
+#include "output/oci_layout.hpp"
+#include "output/output_spec.hpp"
+#include "plan/plan.hpp"
+#include "util/error.hpp"
+
+namespace rp::cli {
+
+namespace {
+
+struct BuildArgs {
+  std::string recipe;
+  std::vector<std::string> set;
+  std::vector<std::string> outputs;
+  std::string cache_dir;
+  std::string compression = "gzip";
+  unsigned threads = 0;
+  bool no_cache = false;
+  std::string revision;
+  std::string source;
+  std::string metadata_file;
+};
+
+std::vector<std::string> repo_tags_for(const ImageLocation& loc, const BuildPlan& plan) {
+  if (!loc.name.empty()) return {loc.name + ":" + loc.tag};
+  std::vector<std::string> out;
+  for (const auto& t : plan.tags) out.push_back(plan.name + ":" + t);
+  return out;
+}
+
+void run_build(const BuildArgs& args) {
+  auto started = std::chrono::steady_clock::now();
+  Compression compression = Compression::parse(args.compression);
+  recipe::LoadOptions load = load_options(args.set);
+  recipe::Recipe recipe = recipe::load_recipe(args.recipe, load);
+
+  std::vector<ImageLocation> outputs;
+  for (const auto& o : args.outputs) outputs.push_back(ImageLocation::parse(o));
+  if (outputs.empty()) outputs.push_back(ImageLocation::parse("oci:out/" + recipe.name));
+
+  PlanOptions plan_options;
+  plan_options.source_date_epoch = load.source_date_epoch.value_or(0);
+  VcsInfo vcs = detect_vcs(fs::absolute(args.recipe).parent_path());
+  plan_options.revision = args.revision.empty() ? vcs.revision : args.revision;
+  plan_options.source = strip_userinfo(args.source.empty() ? vcs.source : args.source);
+  BuildPlan plan = make_plan(recipe, plan_options);
+  spdlog::info("building {} ({} layer{}, {})", plan.name, plan.layers.size(), plan.layers.size() == 1 ? "" : "s",
+               compression.str());
+
+  ContentStore store(args.cache_dir.empty() ? ContentStore::default_root() : fs::path(args.cache_dir));
+  ProgressDisplay progress(!json_logs() && ::isatty(STDERR_FILENO));
+  LayerOptions layer_options{compression, plan.source_date_epoch, args.threads, !args.no_cache};
+  LayerBuilder builder(store, layer_options, &progress);
+  AssembledImage assembled = assemble_image(plan, builder);
+  SealedImage sealed = seal(assembled.image);
+
+  for (const auto& out : outputs) {
+    if (out.kind == ImageLocation::Kind::kOciLayout) {
+      std::vector<std::string> tags = out.tag.empty() ? plan.tags : std::vector<std::string>{out.tag};
+      write_oci_layout(sealed, store, out.path, tags);
+    } else {
+      write_docker_archive(sealed, store, out.path, repo_tags_for(out, plan), plan.source_date_epoch);
+    }
+    spdlog::info("wrote {}", out.str());
+  }
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  spdlog::info("image {} ({} layers) built in {:.1f}s", sealed.manifest.digest, sealed.layers.size(), secs);
+
+  if (!args.metadata_file.empty()) {
+    nlohmann::json meta = {{"name", plan.name},
+                           {"manifest_digest", sealed.manifest.digest},
+                           {"config_digest", sealed.config.digest},
+                           {"tags", plan.tags},
+                           {"outputs", nlohmann::json::array()},
+                           {"layers", nlohmann::json::array()}};
+    for (const auto& o : outputs) meta["outputs"].push_back(o.str());
+    for (const auto& l : sealed.layers)
+      meta["layers"].push_back({{"digest", l.blob.digest}, {"size", l.blob.size}, {"diff_id", l.diff_id}});
+    write_file_atomic(args.metadata_file, meta.dump(2) + "\n");
+  }
+  std::printf("%s\n", sealed.manifest.digest.c_str());
+}
+
+}  // namespace
+
+void add_build_command(CLI::App& app, GlobalOptions&) {
+  auto args = std::make_shared<BuildArgs>();
+  CLI::App* cmd = app.add_subcommand("build", "Build an image from a recipe");
+  cmd->add_option("recipe", args->recipe, "The recipe file (YAML)")->required();
+  cmd->add_option("--set", args->set, "Override a recipe arg: --set KEY=VALUE (repeatable)");
+  cmd->add_option("-o,--output", args->outputs,
+                  "Where to write the image: oci:DIR[:TAG] or docker-archive:FILE[:NAME:TAG] (repeatable; "
+                  "default oci:out/<name> with every recipe tag)");
+  cmd->add_option("--cache-dir", args->cache_dir, "The content store (default $XDG_CACHE_HOME/rockpack)");
+  cmd->add_option("--compression", args->compression, "Layer compression: gzip[:1-12] (default), zstd[:1-19], none");
+  cmd->add_option("--threads", args->threads, "Compression threads (default: one per core)");
+  cmd->add_flag("--no-cache", args->no_cache, "Rebuild every layer even if the store has it");
+  cmd->add_option("--revision", args->revision, "org.opencontainers.image.revision (default: git HEAD of the recipe)");
+  cmd->add_option("--source", args->source, "org.opencontainers.image.source (default: the git origin URL)");
+  cmd->add_option("--metadata-file", args->metadata_file, "Write the build result (digests, layers) as JSON here");
+  cmd->callback([args] { run_build(*args); });
+}
+
+}  // namespace rp::cli

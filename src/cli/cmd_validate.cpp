@@ -1,0 +1,44 @@
+// rockpack validate: everything `build` checks before writing anything, and nothing more.
+#include <cstdio>
+
+#include "cli/build_inputs.hpp"
+#include "cli/commands.hpp"
+#include "cli/progress_display.hpp"
+#include "plan/plan.hpp"
+
+namespace rp::cli {
+
+namespace {
+struct ValidateArgs {
+  std::string recipe;
+  std::vector<std::string> set;
+};
+
+void run_validate(const ValidateArgs& args) {
+  recipe::LoadOptions load = load_options(args.set);
+  recipe::Recipe recipe = recipe::load_recipe(args.recipe, load);
+  PlanOptions plan_options;
+  plan_options.source_date_epoch = load.source_date_epoch.value_or(0);
+  BuildPlan plan = make_plan(recipe, plan_options);
+  size_t entries = 0;
+  uint64_t bytes = 0;
+  for (const auto& l : plan.layers) {
+    entries += l.entries.size();
+    for (const auto& e : l.entries) bytes += e.size();
+  }
+  std::printf("%s: ok — image %s, %zu layer%s, %zu entries (%s), tags: ", args.recipe.c_str(), plan.name.c_str(),
+              plan.layers.size(), plan.layers.size() == 1 ? "" : "s", entries, human_bytes(bytes).c_str());
+  for (size_t i = 0; i < plan.tags.size(); ++i) std::printf("%s%s", i ? ", " : "", plan.tags[i].c_str());
+  std::printf("%s\n", plan.tags.empty() ? "(none)" : "");
+}
+}  // namespace
+
+void add_validate_command(CLI::App& app, GlobalOptions&) {
+  auto args = std::make_shared<ValidateArgs>();
+  CLI::App* cmd = app.add_subcommand("validate", "Check a recipe without building it (exit 2 when it is invalid)");
+  cmd->add_option("recipe", args->recipe, "The recipe file (YAML)")->required();
+  cmd->add_option("--set", args->set, "Override a recipe arg: --set KEY=VALUE (repeatable)");
+  cmd->callback([args] { run_validate(*args); });
+}
+
+}  // namespace rp::cli

@@ -1,0 +1,19 @@
+#pragma once
+// Each subcommand lives in its own cmd_<name>.cpp and registers itself on the CLI11 app through one of
+// these functions. A command's callback throws rp::Error on failure; main() turns that into a message
+// and an exit code, so commands never print errors or call exit() themselves.
+#include <CLI/CLI.hpp>
+
+namespace rp::cli {
+
+struct GlobalOptions {
+  std::string log_format = "text";  // text | json
+  bool verbose = false;
+  bool quiet = false;
+};
+
+void add_build_command(CLI::App& app, GlobalOptions& global);
+void add_validate_command(CLI::App& app, GlobalOptions& global);
+void add_inspect_command(CLI::App& app, GlobalOptions& global);
+
+}  // namespace rp::cli

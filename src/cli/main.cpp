@@ -1,0 +1,39 @@
+// rockpack: builds OCI images from YAML recipes without a container daemon.
+#include <cstdio>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/logging.hpp"
+#include "util/error.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"rockpack: build reproducible OCI images for ROCm toolchains from YAML recipes, without a daemon"};
+  app.set_version_flag("--version", std::string("rockpack ") + ROCKPACK_VERSION);
+  app.require_subcommand(1);
+  app.fallthrough();
+
+  rp::cli::GlobalOptions global;
+  app.add_option("--log-format", global.log_format, "Log format: text (default) or json (one JSON object a line)")
+      ->check(CLI::IsMember({"text", "json"}));
+  app.add_flag("-v,--verbose", global.verbose, "Log debug detail");
+  app.add_flag("-q,--quiet", global.quiet, "Log warnings and errors only");
+  app.parse_complete_callback([&] { rp::cli::setup_logging(global); });
+
+  rp::cli::add_build_command(app, global);
+  rp::cli::add_validate_command(app, global);
+  rp::cli::add_inspect_command(app, global);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : static_cast<int>(rp::ExitCode::kInvalidInput);
+  } catch (const rp::Error& e) {
+    rp::cli::report_error(e.what(), e.hint());
+    return static_cast<int>(e.code());
+  } catch (const std::exception& e) {
+    rp::cli::report_error(e.what(), "");
+    return static_cast<int>(rp::ExitCode::kFailure);
+  }
+  return 0;
+}

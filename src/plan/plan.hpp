@@ -1,0 +1,44 @@
+#pragma once
+// The plan: everything the build will do, resolved to exact inputs before any layer is written.
+// Layers are entry lists (with their contents' sources), the config is complete but for the diff_ids
+// of the new layers. Later stages (registry bases, apt, wheels) add their resolution here, so a lock
+// file can record exactly this.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "assemble/entry.hpp"
+#include "image/image.hpp"
+#include "recipe/model.hpp"
+
+namespace rp {
+
+struct LayerPlan {
+  std::string name;        // the recipe's layer name
+  std::string created_by;  // the history line: which recipe step made it
+  std::vector<Entry> entries;
+};
+
+struct BuildPlan {
+  std::string name;
+  int64_t source_date_epoch = 0;
+  std::string created;  // RFC 3339 of source_date_epoch
+  Image base;           // empty for scratch; its layers are reused as they are
+  nlohmann::json config;  // the image config without the new layers' diff_ids/history
+  std::vector<LayerPlan> layers;
+  std::map<std::string, std::string> annotations;  // manifest annotations
+  std::vector<std::string> tags;
+};
+
+struct PlanOptions {
+  int64_t source_date_epoch = 0;
+  std::string revision;  // VCS revision of the recipe, when known
+  std::string source;    // URL of the recipe's repository, when known
+};
+
+BuildPlan make_plan(const recipe::Recipe& recipe, const PlanOptions& options);
+
+std::string rfc3339(int64_t epoch_seconds);
+
+}  // namespace rp

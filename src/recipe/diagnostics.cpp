@@ -1,0 +1,78 @@
+#include "recipe/diagnostics.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace rp::recipe {
+
+std::string SourceLocation::str() const {
+  if (line <= 0) return file;
+  return file + ":" + std::to_string(line) + ":" + std::to_string(column);
+}
+
+std::string Diagnostic::str() const {
+  std::string s = where.str() + ": " + message;
+  if (!hint.empty()) s += " (" + hint + ")";
+  return s;
+}
+
+namespace {
+std::string join_diagnostics(const std::vector<Diagnostic>& list) {
+  std::string s;
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (i) s += "\n";
+    s += list[i].str();
+  }
+  return s;
+}
+}  // namespace
+
+RecipeError::RecipeError(std::vector<Diagnostic> diagnostics)
+    : InputError(join_diagnostics(diagnostics), diagnostics.size() > 1 ? "fix the errors above and run again" : ""),
+      diagnostics_(std::move(diagnostics)) {}
+
+void Diagnostics::error(const SourceLocation& where, std::string message, std::string hint) {
+  list_.push_back({where, std::move(message), std::move(hint)});
+}
+
+void Diagnostics::throw_if_any() const {
+  if (!list_.empty()) throw RecipeError(list_);
+}
+
+namespace {
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t sub = prev[j - 1] + (std::tolower(a[i - 1]) == std::tolower(b[j - 1]) ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+}  // namespace
+
+std::string closest_match(const std::string& word, const std::vector<std::string>& candidates) {
+  std::string best;
+  size_t best_distance = SIZE_MAX;
+  for (const auto& c : candidates) {
+    size_t d = edit_distance(word, c);
+    if (d < best_distance) {
+      best_distance = d;
+      best = c;
+    }
+  }
+  // Close enough to be a typo: up to a third of the word, at least one and at most three edits.
+  size_t limit = std::clamp<size_t>(word.size() / 3, 1, 3);
+  return best_distance <= limit ? best : std::string();
+}
+
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
+  std::string m = closest_match(word, candidates);
+  return m.empty() ? std::string() : "did you mean '" + m + "'?";
+}
+
+}  // namespace rp::recipe

@@ -1,0 +1,522 @@
+// Recipe loading: YAML documents (the recipe and the fragments it includes) are read, their args
+// collected and overridden by --set, then each document is converted onto one Recipe in merge
+// order (fragments first, the recipe last). Conversion checks every key and type and substitutes
+// ${VAR} as it goes, recording errors with their YAML location instead of stopping at the first.
+#include <yaml-cpp/yaml.h>
+
+#include <ctime>
+#include <regex>
+#include <set>
+
+#include "recipe/model.hpp"
+#include "recipe/substitute.hpp"
+
+namespace rp::recipe {
+
+namespace {
+
+const std::vector<std::string> kRecipeKeys = {"name",   "args",       "platform", "base",   "include",
+                                              "files",  "symlinks",   "env",      "user",   "workdir",
+                                              "entrypoint", "cmd",    "labels",   "annotations", "tags"};
+const std::vector<std::string> kFileKeys = {"content", "src", "dest", "mode", "uid", "gid", "layer"};
+const std::vector<std::string> kSymlinkKeys = {"path", "target", "uid", "gid", "layer"};
+const std::set<std::string> kBuiltins = {"DATE", "SOURCE_DATE_EPOCH"};
+
+struct Document {
+  fs::path file;
+  YAML::Node root;
+  bool fragment = false;
+};
+
+class Loader {
+ public:
+  Loader(const LoadOptions& options, Diagnostics& diag) : options_(options), diag_(diag) {}
+
+  Recipe run(const fs::path& file);
+
+ private:
+  SourceLocation at(const Document& doc, const YAML::Node& node) const {
+    return {doc.file.string(), node.Mark().line + 1, node.Mark().column + 1};
+  }
+  void load_document(const fs::path& file, bool fragment, const SourceLocation& from);
+  std::optional<fs::path> resolve_include(const std::string& name, const fs::path& including_file) const;
+  void collect_args(const Document& doc);
+  void apply_set_args();
+  void convert(const Document& doc, Recipe& r);
+
+  // Typed accessors: they record an error and return nullopt on a wrong type.
+  std::optional<std::string> text(const Document& doc, const YAML::Node& node, const std::string& key);
+  std::optional<std::vector<std::string>> string_list(const Document& doc, const YAML::Node& node,
+                                                      const std::string& key);
+  std::optional<std::vector<std::pair<std::string, std::string>>> string_map(const Document& doc,
+                                                                            const YAML::Node& node,
+                                                                            const std::string& key);
+  bool check_keys(const Document& doc, const YAML::Node& map, const std::vector<std::string>& known,
+                  const std::string& what);
+  std::optional<uint32_t> number(const Document& doc, const YAML::Node& node, const std::string& key, int base,
+                                 uint32_t max);
+  std::optional<std::string> image_path(const Document& doc, const YAML::Node& node, const std::string& key);
+  void convert_file(const Document& doc, const YAML::Node& item, Recipe& r);
+  void convert_symlink(const Document& doc, const YAML::Node& item, Recipe& r);
+  std::optional<std::vector<std::string>> command(const Document& doc, const YAML::Node& node, const std::string& key);
+
+  const LoadOptions& options_;
+  Diagnostics& diag_;
+  std::vector<Document> docs_;  // merge order
+  std::set<fs::path> loading_;
+  std::set<fs::path> loaded_;
+  std::map<std::string, std::string> args_;
+  std::map<std::string, SourceLocation> arg_where_;
+  std::set<std::string> required_args_;
+  std::map<std::string, std::string> vars_;
+};
+
+Recipe Loader::run(const fs::path& file) {
+  load_document(fs::absolute(file).lexically_normal(), false, {"command line"});
+  diag_.throw_if_any();
+  for (const auto& doc : docs_) collect_args(doc);
+  apply_set_args();
+  diag_.throw_if_any();
+
+  vars_ = builtin_variables(options_);
+  for (const auto& [k, v] : args_) vars_[k] = v;
+
+  Recipe r;
+  r.file = docs_.back().file;
+  r.args = args_;
+  for (const auto& doc : docs_) {
+    if (doc.fragment) r.included.push_back(doc.file);
+    convert(doc, r);
+  }
+  if (r.name.empty() && diag_.empty())
+    diag_.error({r.file.string()}, "the recipe has no 'name'", "add e.g. 'name: my-image' at the top level");
+  diag_.throw_if_any();
+  return r;
+}
+
+void Loader::load_document(const fs::path& file, bool fragment, const SourceLocation& from) {
+  if (loaded_.count(file)) return;  // a fragment included twice is merged once, at its first place
+  if (loading_.count(file)) {
+    diag_.error(from, "include cycle: " + file.string() + " includes itself");
+    return;
+  }
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) {
+    diag_.error(from, (fragment ? "included fragment " : "recipe ") + file.string() + " does not exist");
+    return;
+  }
+  Document doc{file, {}, fragment};
+  try {
+    doc.root = YAML::LoadFile(file.string());
+  } catch (const YAML::ParserException& e) {
+    diag_.error({file.string(), e.mark.line + 1, e.mark.column + 1}, "invalid YAML: " + e.msg);
+    return;
+  } catch (const YAML::Exception& e) {
+    diag_.error({file.string()}, std::string("cannot read: ") + e.what());
+    return;
+  }
+  if (doc.root.IsNull()) doc.root = YAML::Node(YAML::NodeType::Map);
+  if (!doc.root.IsMap()) {
+    diag_.error(at(doc, doc.root), "a recipe must be a YAML mapping of keys (name:, files:, ...)");
+    return;
+  }
+  loading_.insert(file);
+  const YAML::Node& root = doc.root;  // const: operator[] must not insert keys
+  if (auto inc = root["include"]; inc) {
+    auto names = string_list(doc, inc, "include");
+    if (names) {
+      for (const auto& name : *names) {
+        auto path = resolve_include(name, file);
+        if (!path) {
+          diag_.error(at(doc, inc), "include '" + name + "' not found",
+                      "a bare name is looked up as layers/" + name +
+                          ".yaml next to the recipe or in a parent directory; a path is relative to " +
+                          file.parent_path().string());
+          continue;
+        }
+        load_document(*path, true, at(doc, inc));
+      }
+    }
+  }
+  loading_.erase(file);
+  loaded_.insert(file);
+  docs_.push_back(std::move(doc));
+}
+
+std::optional<fs::path> Loader::resolve_include(const std::string& name, const fs::path& including_file) const {
+  std::error_code ec;
+  fs::path dir = including_file.parent_path();
+  bool is_path = name.find('/') != std::string::npos || name.ends_with(".yaml") || name.ends_with(".yml");
+  if (is_path) {
+    fs::path p = (fs::path(name).is_absolute() ? fs::path(name) : dir / name).lexically_normal();
+    if (fs::is_regular_file(p, ec)) return p;
+    return std::nullopt;
+  }
+  for (fs::path d = dir;; d = d.parent_path()) {
+    for (const char* ext : {".yaml", ".yml"}) {
+      fs::path p = d / "layers" / (name + ext);
+      if (fs::is_regular_file(p, ec)) return p.lexically_normal();
+    }
+    if (d == d.parent_path() || d.empty()) break;
+  }
+  return std::nullopt;
+}
+
+void Loader::collect_args(const Document& doc) {
+  YAML::Node args = doc.root["args"];
+  if (!args) return;
+  if (!args.IsMap()) {
+    diag_.error(at(doc, args), "'args' must be a mapping of NAME: default");
+    return;
+  }
+  static const std::regex kArgName("[A-Za-z_][A-Za-z0-9_]*");
+  auto builtins = builtin_variables(options_);
+  for (auto it = args.begin(); it != args.end(); ++it) {
+    std::string name = it->first.Scalar();
+    SourceLocation where = at(doc, it->first);
+    if (!std::regex_match(name, kArgName)) {
+      diag_.error(where, "arg name '" + name + "' is not valid", "use letters, digits and _, e.g. UBUNTU_VERSION");
+      continue;
+    }
+    if (kBuiltins.count(name)) {
+      diag_.error(where, "arg '" + name + "' is a built-in variable and cannot be declared");
+      continue;
+    }
+    arg_where_[name] = where;
+    if (it->second.IsNull()) {
+      required_args_.insert(name);
+      args_[name] = "";
+      continue;
+    }
+    if (!it->second.IsScalar()) {
+      diag_.error(at(doc, it->second), "the default of arg '" + name + "' must be a plain value");
+      continue;
+    }
+    required_args_.erase(name);
+    SubstitutionError err;
+    auto value = substitute(it->second.Scalar(), builtins, err);
+    if (!value) {
+      diag_.error(at(doc, it->second), err.message + " in the default of arg '" + name + "'",
+                  "arg defaults may use the built-ins DATE and SOURCE_DATE_EPOCH only");
+      continue;
+    }
+    args_[name] = *value;
+  }
+}
+
+void Loader::apply_set_args() {
+  std::vector<std::string> declared;
+  for (const auto& [k, v] : args_) declared.push_back(k);
+  for (const auto& [k, v] : options_.set_args) {
+    if (!args_.count(k)) {
+      std::string hint = did_you_mean(k, declared);
+      if (hint.empty())
+        hint = declared.empty() ? "the recipe declares no args" : "declared args: " + [&] {
+          std::string s;
+          for (const auto& d : declared) s += (s.empty() ? "" : ", ") + d;
+          return s;
+        }();
+      diag_.error({"--set " + k + "=..."}, "unknown build arg '" + k + "'", hint);
+      continue;
+    }
+    args_[k] = v;
+    required_args_.erase(k);
+  }
+  for (const auto& name : required_args_)
+    diag_.error(arg_where_[name], "arg '" + name + "' has no default and was not set",
+                "pass --set " + name + "=VALUE");
+}
+
+bool Loader::check_keys(const Document& doc, const YAML::Node& map, const std::vector<std::string>& known,
+                        const std::string& what) {
+  bool ok = true;
+  std::set<std::string> seen;
+  for (auto it = map.begin(); it != map.end(); ++it) {
+    std::string key = it->first.Scalar();
+    if (!seen.insert(key).second) {
+      diag_.error(at(doc, it->first), "duplicate key '" + key + "' in " + what);
+      ok = false;
+      continue;
+    }
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      std::string hint = did_you_mean(key, known);
+      diag_.error(at(doc, it->first), "unknown key '" + key + "' in " + what, hint);
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+std::optional<std::string> Loader::text(const Document& doc, const YAML::Node& node, const std::string& key) {
+  if (!node.IsScalar()) {
+    diag_.error(at(doc, node), "'" + key + "' must be a single value, not a " +
+                                   (node.IsMap() ? "mapping" : node.IsSequence() ? "list" : "null"));
+    return std::nullopt;
+  }
+  SubstitutionError err;
+  auto value = substitute(node.Scalar(), vars_, err);
+  if (!value) diag_.error(at(doc, node), err.message + " in '" + key + "'", err.hint);
+  return value;
+}
+
+std::optional<std::vector<std::string>> Loader::string_list(const Document& doc, const YAML::Node& node,
+                                                            const std::string& key) {
+  std::vector<std::string> out;
+  if (node.IsScalar()) {
+    auto v = text(doc, node, key);
+    if (!v) return std::nullopt;
+    out.push_back(*v);
+    return out;
+  }
+  if (!node.IsSequence()) {
+    diag_.error(at(doc, node), "'" + key + "' must be a list of strings");
+    return std::nullopt;
+  }
+  bool ok = true;
+  for (const auto& item : node) {
+    auto v = text(doc, item, key + " item");
+    if (v) out.push_back(*v);
+    else ok = false;
+  }
+  if (!ok) return std::nullopt;
+  return out;
+}
+
+std::optional<std::vector<std::pair<std::string, std::string>>> Loader::string_map(const Document& doc,
+                                                                                  const YAML::Node& node,
+                                                                                  const std::string& key) {
+  if (!node.IsMap()) {
+    diag_.error(at(doc, node), "'" + key + "' must be a mapping of KEY: value");
+    return std::nullopt;
+  }
+  std::vector<std::pair<std::string, std::string>> out;
+  std::set<std::string> seen;
+  bool ok = true;
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    std::string k = it->first.Scalar();
+    if (!seen.insert(k).second) {
+      diag_.error(at(doc, it->first), "duplicate key '" + k + "' in " + key);
+      ok = false;
+      continue;
+    }
+    if (it->second.IsNull()) {
+      out.emplace_back(k, "");
+      continue;
+    }
+    auto v = text(doc, it->second, key + "." + k);
+    if (v) out.emplace_back(k, *v);
+    else ok = false;
+  }
+  if (!ok) return std::nullopt;
+  return out;
+}
+
+std::optional<uint32_t> Loader::number(const Document& doc, const YAML::Node& node, const std::string& key, int base,
+                                       uint32_t max) {
+  auto t = text(doc, node, key);
+  if (!t) return std::nullopt;
+  std::string s = *t;
+  if (base == 8 && (s.rfind("0o", 0) == 0 || s.rfind("0O", 0) == 0)) s = s.substr(2);
+  bool digits = !s.empty() && s.size() <= 10;
+  for (char c : s) digits = digits && c >= '0' && c <= (base == 8 ? '7' : '9');
+  unsigned long long v = digits ? std::stoull(s, nullptr, base) : 0;
+  if (!digits || v > max) {
+    diag_.error(at(doc, node), "'" + key + "' must be " + (base == 8 ? "an octal mode like 0755" : "a number") +
+                                   ", got '" + *t + "'");
+    return std::nullopt;
+  }
+  return static_cast<uint32_t>(v);
+}
+
+std::optional<std::string> Loader::image_path(const Document& doc, const YAML::Node& node, const std::string& key) {
+  auto p = text(doc, node, key);
+  if (!p) return std::nullopt;
+  if (p->empty() || (*p)[0] != '/') {
+    diag_.error(at(doc, node), "'" + key + "' must be an absolute path in the image, got '" + *p + "'");
+    return std::nullopt;
+  }
+  for (size_t i = 0; i <= p->size();) {
+    size_t j = p->find('/', i);
+    if (j == std::string::npos) j = p->size();
+    if (p->substr(i, j - i) == "..") {
+      diag_.error(at(doc, node), "'" + key + "' may not contain '..': '" + *p + "'");
+      return std::nullopt;
+    }
+    i = j + 1;
+  }
+  return p;
+}
+
+std::optional<std::vector<std::string>> Loader::command(const Document& doc, const YAML::Node& node,
+                                                        const std::string& key) {
+  // A plain string is docker's shell form; a list is the exec form.
+  if (node.IsScalar()) {
+    auto t = text(doc, node, key);
+    if (!t) return std::nullopt;
+    return std::vector<std::string>{"/bin/sh", "-c", *t};
+  }
+  if (node.IsNull()) return std::vector<std::string>{};
+  return string_list(doc, node, key);
+}
+
+void Loader::convert_file(const Document& doc, const YAML::Node& item, Recipe& r) {
+  if (!item.IsMap()) {
+    diag_.error(at(doc, item), "each 'files' item must be a mapping with dest and content or src");
+    return;
+  }
+  if (!check_keys(doc, item, kFileKeys, "files item")) return;
+  FileStep f;
+  f.where = at(doc, item);
+  if (auto n = item["content"]) f.content = text(doc, n, "content");
+  if (auto n = item["src"]) {
+    if (auto s = text(doc, n, "src")) {
+      fs::path p = fs::path(*s).is_absolute() ? fs::path(*s) : doc.file.parent_path() / *s;
+      p = p.lexically_normal();
+      std::error_code ec;
+      if (!fs::exists(fs::symlink_status(p, ec)))
+        diag_.error(at(doc, n), "src '" + *s + "' does not exist (looked for " + p.string() + ")",
+                    "src is relative to the file that declares it");
+      else
+        f.src = p;
+    }
+  }
+  if (item["content"] && item["src"])
+    diag_.error(f.where, "a files item has both 'content' and 'src'", "keep one of them");
+  else if (!item["content"] && !item["src"])
+    diag_.error(f.where, "a files item needs 'content' or 'src'");
+  if (auto n = item["dest"]) {
+    if (auto d = image_path(doc, n, "dest")) f.dest = *d;
+  } else {
+    diag_.error(f.where, "a files item needs 'dest'", "the absolute path in the image, e.g. dest: /usr/local/bin/tool");
+  }
+  if (auto n = item["mode"]) f.mode = number(doc, n, "mode", 8, 07777);
+  if (auto n = item["uid"]) f.uid = number(doc, n, "uid", 10, 0x7fffffff).value_or(0);
+  if (auto n = item["gid"]) f.gid = number(doc, n, "gid", 10, 0x7fffffff).value_or(0);
+  if (auto n = item["layer"]) f.layer = text(doc, n, "layer").value_or(kDefaultLayer);
+  r.files.push_back(std::move(f));
+}
+
+void Loader::convert_symlink(const Document& doc, const YAML::Node& item, Recipe& r) {
+  if (!item.IsMap()) {
+    diag_.error(at(doc, item), "each 'symlinks' item must be a mapping with path and target");
+    return;
+  }
+  if (!check_keys(doc, item, kSymlinkKeys, "symlinks item")) return;
+  SymlinkStep s;
+  s.where = at(doc, item);
+  if (auto n = item["path"]) {
+    if (auto p = image_path(doc, n, "path")) s.path = *p;
+  } else {
+    diag_.error(s.where, "a symlinks item needs 'path'");
+  }
+  if (auto n = item["target"]) {
+    s.target = text(doc, n, "target").value_or("");
+    if (s.target.empty()) diag_.error(at(doc, n), "'target' may not be empty");
+  } else {
+    diag_.error(s.where, "a symlinks item needs 'target'");
+  }
+  if (auto n = item["uid"]) s.uid = number(doc, n, "uid", 10, 0x7fffffff).value_or(0);
+  if (auto n = item["gid"]) s.gid = number(doc, n, "gid", 10, 0x7fffffff).value_or(0);
+  if (auto n = item["layer"]) s.layer = text(doc, n, "layer").value_or(kDefaultLayer);
+  r.symlinks.push_back(std::move(s));
+}
+
+void Loader::convert(const Document& doc, Recipe& r) {
+  const YAML::Node& root = doc.root;
+  check_keys(doc, root, kRecipeKeys, doc.fragment ? "fragment" : "recipe");
+
+  if (auto n = root["name"]) {
+    if (doc.fragment) {
+      diag_.error(at(doc, n), "'name' belongs in the recipe, not in an included fragment");
+    } else if (auto v = text(doc, n, "name")) {
+      static const std::regex kName("[a-z0-9]+((\\.|_|__|-+)[a-z0-9]+)*(/[a-z0-9]+((\\.|_|__|-+)[a-z0-9]+)*)*");
+      if (!std::regex_match(*v, kName))
+        diag_.error(at(doc, n), "name '" + *v + "' is not a valid image name",
+                    "use lowercase letters, digits and . _ - separators, e.g. pytorch-therock-rocm-ci");
+      else
+        r.name = *v;
+    }
+  }
+  if (auto n = root["platform"]) {
+    if (auto v = text(doc, n, "platform")) {
+      try {
+        r.platform = Platform::parse(*v);
+      } catch (const InputError& e) {
+        diag_.error(at(doc, n), e.what(), e.hint());
+      }
+    }
+  }
+  if (auto n = root["base"]) {
+    if (auto v = text(doc, n, "base")) {
+      r.base = *v;
+      r.base_where = at(doc, n);
+      if (r.base != "scratch")
+        diag_.error(at(doc, n), "base '" + r.base + "' is not supported yet", "use base: scratch");
+    }
+  }
+  if (auto n = root["files"]) {
+    if (!n.IsSequence()) diag_.error(at(doc, n), "'files' must be a list");
+    else for (const auto& item : n) convert_file(doc, item, r);
+  }
+  if (auto n = root["symlinks"]) {
+    if (!n.IsSequence()) diag_.error(at(doc, n), "'symlinks' must be a list");
+    else for (const auto& item : n) convert_symlink(doc, item, r);
+  }
+  if (auto n = root["env"]) {
+    static const std::regex kEnvName("[A-Za-z_][A-Za-z0-9_]*");
+    if (auto m = string_map(doc, n, "env")) {
+      for (auto& [k, v] : *m) {
+        if (!std::regex_match(k, kEnvName)) {
+          diag_.error(at(doc, n), "env name '" + k + "' is not valid", "use letters, digits and _");
+          continue;
+        }
+        auto it = std::find_if(r.env.begin(), r.env.end(), [&](const auto& e) { return e.first == k; });
+        if (it != r.env.end()) it->second = v;
+        else r.env.emplace_back(k, v);
+      }
+    }
+  }
+  if (auto n = root["user"]) r.user = text(doc, n, "user");
+  if (auto n = root["workdir"]) r.workdir = image_path(doc, n, "workdir");
+  if (auto n = root["entrypoint"]) r.entrypoint = command(doc, n, "entrypoint");
+  if (auto n = root["cmd"]) r.cmd = command(doc, n, "cmd");
+  if (auto n = root["labels"])
+    if (auto m = string_map(doc, n, "labels"))
+      for (auto& [k, v] : *m) r.labels[k] = v;
+  if (auto n = root["annotations"])
+    if (auto m = string_map(doc, n, "annotations"))
+      for (auto& [k, v] : *m) r.annotations[k] = v;
+  if (auto n = root["tags"]) {
+    static const std::regex kTag("[A-Za-z0-9_][A-Za-z0-9._-]{0,127}");
+    if (auto tags = string_list(doc, n, "tags")) {
+      for (const auto& t : *tags) {
+        if (!std::regex_match(t, kTag)) {
+          diag_.error(at(doc, n), "tag '" + t + "' is not a valid tag",
+                      "tags use letters, digits, '_', '.', '-', start with a letter, digit or '_', at most 128");
+          continue;
+        }
+        if (std::find(r.tags.begin(), r.tags.end(), t) == r.tags.end()) r.tags.push_back(t);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::map<std::string, std::string> builtin_variables(const LoadOptions& options) {
+  int64_t t = options.source_date_epoch.value_or(options.now);
+  std::time_t tt = static_cast<std::time_t>(t);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char date[16];
+  std::strftime(date, sizeof date, "%Y%m%d", &tm);
+  return {{"DATE", date}, {"SOURCE_DATE_EPOCH", std::to_string(options.source_date_epoch.value_or(0))}};
+}
+
+Recipe load_recipe(const fs::path& file, const LoadOptions& options) {
+  Diagnostics diag;
+  Loader loader(options, diag);
+  return loader.run(file);
+}
+
+}  // namespace rp::recipe
