@@ -15,5 +15,8 @@ struct GlobalOptions {
 void add_build_command(CLI::App& app, GlobalOptions& global);
 void add_validate_command(CLI::App& app, GlobalOptions& global);
 void add_inspect_command(CLI::App& app, GlobalOptions& global);
+void add_push_command(CLI::App& app, GlobalOptions& global);
+void add_pull_command(CLI::App& app, GlobalOptions& global);
+void add_login_command(CLI::App& app, GlobalOptions& global);
 
 }  // namespace rp::cli

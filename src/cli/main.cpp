@@ -22,6 +22,9 @@ int main(int argc, char** argv) {
   rp::cli::add_build_command(app, global);
   rp::cli::add_validate_command(app, global);
   rp::cli::add_inspect_command(app, global);
+  rp::cli::add_push_command(app, global);
+  rp::cli::add_pull_command(app, global);
+  rp::cli::add_login_command(app, global);
 
   try {
     app.parse(argc, argv);

@@ -28,19 +28,15 @@ std::map<std::string, std::vector<Reference>> by_repository(const std::vector<Re
 
 class Pusher {
  public:
-  Pusher(const ContentStore& store, Session& session) : store_(store), session_(session) {}
+  Pusher(const ContentStore& store, Session& session, std::filesystem::path layout_dir = {})
+      : store_(store), session_(session), layout_dir_(std::move(layout_dir)) {}
 
   // Uploads config and layers of `image` to `ref`'s repository.
   void push_blobs(const SealedImage& image, const Reference& ref) {
     Transport& t = session_.transport(ref.registry);
     std::vector<BlobSource> sources;
     sources.push_back(BlobSource{image.config.digest, image.config_bytes.size(), {}, &image.config_bytes});
-    for (const auto& l : image.layers) {
-      if (!store_.contains(l.blob.digest))
-        throw rp::Error("layer " + l.blob.digest + " is not in the store " + store_.root().string(),
-                        "build the image again: its layers are fetched or rebuilt into the store");
-      sources.push_back(BlobSource{l.blob.digest, static_cast<uint64_t>(l.blob.size), store_.blob_path(l.blob.digest), nullptr});
-    }
+    for (const auto& l : image.layers) sources.push_back(BlobSource{l.blob.digest, static_cast<uint64_t>(l.blob.size), blob_file(l.blob.digest), nullptr});
     std::vector<std::function<void()>> jobs;
     for (const auto& src : sources) {
       jobs.push_back([this, &t, &ref, src] {
@@ -86,8 +82,18 @@ class Pusher {
   PushStats stats() const { return stats_; }
 
  private:
+  std::filesystem::path blob_file(const std::string& digest) const {
+    std::filesystem::path p = layout_dir_.empty() ? store_.blob_path(digest) : layout_dir_ / "blobs" / "sha256" / digest_hex(digest);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(p, ec))
+      throw rp::Error("layer " + digest + " is missing from " + (layout_dir_.empty() ? "the store " + store_.root().string() : layout_dir_.string()),
+                      "build or pull the image again");
+    return p;
+  }
+
   const ContentStore& store_;
   Session& session_;
+  std::filesystem::path layout_dir_;
   std::mutex mu_;
   PushStats stats_;
 };
@@ -110,8 +116,8 @@ std::string pushed_name(const Reference& ref, const std::string& digest) {
 }  // namespace
 
 PushResult push_image(const SealedImage& image, const ContentStore& store, const std::vector<Reference>& references,
-                      Session& session) {
-  Pusher pusher(store, session);
+                      Session& session, const std::filesystem::path& layout_dir) {
+  Pusher pusher(store, session, layout_dir);
   PushResult result;
   result.digest = image.manifest.digest;
   for (const auto& [name, refs] : by_repository(references)) {

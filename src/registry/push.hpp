@@ -3,6 +3,7 @@
 // parallel, each by the cheapest way (already there / mounted / uploaded, see blob_upload.hpp);
 // then the manifest, once per tag; an index only after all its children. Rerunning an interrupted
 // push sends only what did not arrive.
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -29,8 +30,11 @@ struct PushResult {
 
 // Every reference gets the image: references in the same repository share the blob uploads.
 // A reference without tag or digest is pushed as :latest; one with only a digest is pushed by digest.
+// Layer bytes come from `store`, or, when `layout_dir` is given, straight from that OCI layout's
+// blobs/ directory (no copy into the store first). The store also keeps which repositories hold
+// which blob, for cross-repository mounts.
 PushResult push_image(const SealedImage& image, const ContentStore& store, const std::vector<Reference>& references,
-                      Session& session);
+                      Session& session, const std::filesystem::path& layout_dir = {});
 PushResult push_image(const SealedImage& image, const ContentStore& store, const std::vector<Reference>& references,
                       const RegistryOptions& options);
 

@@ -1,0 +1,20 @@
+#pragma once
+// Exact-bytes images for the registry commands: what `rockpack push oci:DIR` sends must be the
+// layout's own manifest and config (so the digest stays), and what `rockpack pull` writes must be
+// the registry's own manifest (so `pull` then `push` round-trips to the same digest).
+#include <filesystem>
+#include <string>
+
+#include "image/image.hpp"
+#include "registry/pull.hpp"
+#include "store/content_store.hpp"
+
+namespace rp::registry {
+
+// The image tagged `tag` (or the only one) of an OCI layout, with its manifest and config bytes as stored.
+SealedImage sealed_from_oci_layout(const std::filesystem::path& dir, const std::string& tag);
+
+// A pulled image, with the manifest and config bytes the registry served (both are in the store).
+SealedImage sealed_from_pull(const PullResult& pulled, const ContentStore& store);
+
+}  // namespace rp::registry
