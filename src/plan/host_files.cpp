@@ -52,14 +52,15 @@ struct Walker {
       out.push_back(std::move(e));
     } else if (S_ISDIR(st.st_mode)) {
       e.type = EntryType::kDirectory;
-      out.push_back(std::move(e));
+      bool is_root = dest.empty();  // the image root itself is never an entry
+      if (!is_root) out.push_back(std::move(e));
       std::vector<std::string> names;
       std::error_code ec;
       for (auto it = fs::directory_iterator(host, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
         names.push_back(it->path().filename().string());
       if (ec) throw InputError(copy.origin + ": cannot list " + host.string() + ": " + ec.message());
       std::sort(names.begin(), names.end());
-      for (const auto& name : names) visit(host / name, dest + "/" + name);
+      for (const auto& name : names) visit(host / name, is_root ? name : dest + "/" + name);
     } else {
       throw InputError(copy.origin + ": " + host.string() + " is a socket, device or FIFO",
                        "only regular files, directories and symlinks can be copied into an image");
@@ -95,7 +96,7 @@ void add_host_entries(const HostCopy& copy, std::vector<Entry>& out) {
   Walker w{copy, out, {}};
   size_t first = out.size();
   w.visit(copy.src, copy.dest);
-  if (copy.mode && out.size() > first) out[first].mode = *copy.mode;
+  if (copy.mode && out.size() > first) out[first].mode = *copy.mode;  // single file: its only entry
   w.make_hardlinks();
 }
 
