@@ -13,6 +13,14 @@ namespace rp {
 
 namespace {
 
+// Changes whenever the file's content may have: ctime moves on every write and cannot be set back.
+std::string stat_identity(const fs::path& host, const struct stat& st) {
+  return "stat:" + host.string() + ":" + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" +
+         std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
+         std::to_string(st.st_mtim.tv_nsec) + ":" + std::to_string(st.st_ctim.tv_sec) + "." +
+         std::to_string(st.st_ctim.tv_nsec);
+}
+
 struct Walker {
   const HostCopy& copy;
   std::vector<Entry>& out;
@@ -38,7 +46,8 @@ struct Walker {
       e.type = EntryType::kFile;
       if (::access(host.c_str(), R_OK) != 0)
         throw InputError(copy.origin + ": " + host.string() + " is not readable");
-      e.content = std::make_shared<HostFileContent>(host.string(), static_cast<uint64_t>(st.st_size));
+      e.content = std::make_shared<HostFileContent>(host.string(), static_cast<uint64_t>(st.st_size),
+                                                    stat_identity(host, st));
       if (st.st_nlink > 1) links[{st.st_dev, st.st_ino}].push_back(out.size());
       out.push_back(std::move(e));
     } else if (S_ISLNK(st.st_mode)) {
