@@ -236,3 +236,30 @@ TEST_CASE("host files: a directory keeps symlinks, hardlinks and modes") {
   CHECK(by["opt/app/share/doc.txt"]->link_target == "opt/app/bin/doc-link");
   CHECK(by["opt"]->type == EntryType::kDirectory);
 }
+
+TEST_CASE("layer builder: the quick key never serves a stale layer") {
+  TempDir dir;
+  ContentStore store(dir.path / "store");
+  auto src = dir.write("tree/a.txt", "version one");
+  auto plan_entries = [&] {
+    std::vector<Entry> entries;
+    add_host_entries({dir.path / "tree", "app", std::nullopt, 0, 0, "test"}, entries);
+    finalize_entries(entries);
+    return entries;
+  };
+  LayerBuilder builder(store, {Compression::parse("gzip"), 0, 1, true});
+  BuiltLayer first = builder.build("l", plan_entries());
+  CHECK(builder.build("l", plan_entries()).from_cache);
+
+  // Same size, new content: the file's ctime moves, the quick key misses, the content differs.
+  write_file_atomic(src, "version two");
+  BuiltLayer changed = builder.build("l", plan_entries());
+  CHECK_FALSE(changed.from_cache);
+  CHECK(changed.layer.diff_id != first.layer.diff_id);
+
+  // Rewritten with identical bytes: the quick key misses, the content key finds the layer.
+  write_file_atomic(src, "version two");
+  BuiltLayer same = builder.build("l", plan_entries());
+  CHECK(same.from_cache);
+  CHECK(same.layer.blob.digest == changed.layer.blob.digest);
+}
