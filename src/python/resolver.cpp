@@ -252,7 +252,7 @@ class Resolver {
       } else if (search(next, sub, solution)) {
         return true;
       }
-      if (!sub.count(name)) {
+      if (options_.backjumping && !sub.count(name)) {
         // This decision played no part in the failure below: other versions would fail the same way.
         conflict = std::move(sub);
         return false;

@@ -51,6 +51,8 @@ struct ResolverOptions {
   PrereleasePolicy prereleases = PrereleasePolicy::kIfNecessaryOrExplicit;
   // Candidate versions tried before giving up; keeps pathological cases from running forever.
   size_t max_steps = 100000;
+  // Off only for testing: plain chronological backtracking must find the same answer.
+  bool backjumping = true;
 };
 
 struct ResolvedPackage {
