@@ -1,6 +1,7 @@
 // METADATA, WHEEL and entry_points.txt.
 #include <doctest/doctest.h>
 
+#include <set>
 #include <string>
 
 #include "python/core_metadata.hpp"
@@ -136,4 +137,41 @@ TEST_CASE("python/metadata: entry point names may not escape bin/") {
     CHECK_THROWS_AS(EntryPoints::parse(bad), rp::InputError);
   }
   CHECK_THROWS_WITH(EntryPoints::parse("[console_scripts]\n\n../evil = a:b\n"), doctest::Contains("line 3"));
+}
+
+TEST_CASE("python/metadata: real-world Requires-Dist lines evaluated for the target") {
+  // Shaped like torch's METADATA: platform-gated CUDA dependencies and extras.
+  auto m = CoreMetadata::parse(
+      "Metadata-Version: 2.1\n"
+      "Name: torch\n"
+      "Version: 2.5.1\n"
+      "Requires-Python: >=3.8.0\n"
+      "Requires-Dist: filelock\n"
+      "Requires-Dist: typing-extensions>=4.8.0\n"
+      "Requires-Dist: nvidia-cuda-nvrtc-cu12==12.4.127; platform_system == \"Linux\" and platform_machine == \"x86_64\"\n"
+      "Requires-Dist: triton==3.1.0; platform_system == \"Linux\" and platform_machine == \"x86_64\" and "
+      "python_version < \"3.13\"\n"
+      "Requires-Dist: setuptools; python_version >= \"3.12\"\n"
+      "Requires-Dist: sympy==1.12.1; python_version == \"3.8\"\n"
+      "Requires-Dist: sympy==1.13.1; python_version >= \"3.9\"\n"
+      "Requires-Dist: opt-einsum>=3.3; extra == \"opt-einsum\"\n"
+      "Requires-Dist: optree>=0.12.0; extra == \"optree\"\n"
+      "Provides-Extra: opt-einsum\n"
+      "Provides-Extra: optree\n");
+  auto applicable = [&](const rp::python::MarkerEnvironment& env, const std::set<std::string>& extras) {
+    std::vector<std::string> out;
+    for (const auto& r : m.requires_dist) {
+      if (r.applies(env, extras)) out.push_back(r.to_string(false));
+    }
+    return out;
+  };
+  rp::python::MarkerEnvironment x86;  // CPython 3.11, linux x86_64
+  CHECK(applicable(x86, {}) == std::vector<std::string>{"filelock", "typing-extensions>=4.8.0",
+                                                        "nvidia-cuda-nvrtc-cu12==12.4.127", "triton==3.1.0",
+                                                        "sympy==1.13.1"});
+  auto arm313 = rp::python::MarkerEnvironment::for_python("3.13", "aarch64");
+  CHECK(applicable(arm313, {"optree"}) ==
+        std::vector<std::string>{"filelock", "typing-extensions>=4.8.0", "setuptools", "sympy==1.13.1", "optree>=0.12.0"});
+  CHECK(m.requires_python->contains(rp::python::Version::parse("3.11.2")));
+  CHECK_FALSE(m.requires_python->contains(rp::python::Version::parse("3.7")));
 }
