@@ -61,8 +61,9 @@ DistFile to_dist_file(const Anchor& a, const std::string& base) {
   std::string_view fragment = url_fragment(resolved);
   f.url = std::string(strip_fragment(resolved));
   if (fragment.starts_with("sha256=")) f.sha256 = normalize_sha256_hex(fragment.substr(7));
+  // The file name comes from the URL (as uv does), not the link text: the text is only supposed to
+  // match it, and the URL is what gets downloaded. Links to directories have none and are skipped.
   f.filename = url_filename(f.url);
-  if (f.filename.empty()) f.filename = std::string(trim(a.text));
 
   if (auto rp = a.tag.get("data-requires-python"); rp && !trim(*rp).empty()) {
     f.requires_python = std::string(trim(*rp));

@@ -33,8 +33,9 @@ struct ProjectLink {
   std::string url;   // absolute
 };
 
-// PEP 503 project page (or a flat --find-links page: the same list of <a> links). Relative links
-// are resolved against <base href> when present, else `page_url`. Throws rp::InputError when the
+// PEP 503 project page (or a flat --find-links page: the same list of <a> links). Every link to a
+// file is returned (wheels, sdists, anything else: the caller filters by file name); links to
+// directories are skipped. Relative links are resolved against <base href> when present, else `page_url`. Throws rp::InputError when the
 // page declares pypi:repository-version with a major version above 1.
 ProjectPage parse_project_html(std::string_view html, std::string_view page_url);
 // PEP 691 project page. Throws rp::InputError for invalid JSON, a wrong structure or api-version > 1.x.

@@ -198,3 +198,20 @@ TEST_CASE("python/simple_index: hostile HTML never crashes or hangs") {
   CHECK(parse_project_html("<a\thref\n=\n'spaced-1-py3-none-any.whl'\n>x</a>", "https://h/").files.at(0).filename ==
         "spaced-1-py3-none-any.whl");
 }
+
+TEST_CASE("python/simple_index: flat find-links page") {
+  std::string html =
+      "<html><body><h1>Index of /rocm/</h1><pre>"
+      "<a href=\"../\">Parent Directory</a>\n"
+      "<a href=\"nightly/\">nightly/</a>\n"
+      "<a href=\"rocm_sdk_core-7.10.0a20251120-py3-none-linux_x86_64.whl\">rocm_sdk_core-7.10.0a20251120-py3-none-"
+      "linux_x86_64.whl</a>  2025-11-20 1.2G\n"
+      "<a href=\"https://cdn.example/rocm-7.10.0a20251120.tar.gz?sig=abc\">rocm-7.10.0a20251120.tar.gz</a>\n"
+      "</pre></body></html>";
+  auto page = parse_project_html(html, "https://therock.example/rocm/");
+  REQUIRE(page.files.size() == 2);
+  CHECK(page.files[0].filename == "rocm_sdk_core-7.10.0a20251120-py3-none-linux_x86_64.whl");
+  CHECK(page.files[0].url == "https://therock.example/rocm/rocm_sdk_core-7.10.0a20251120-py3-none-linux_x86_64.whl");
+  CHECK(page.files[1].filename == "rocm-7.10.0a20251120.tar.gz");
+  CHECK(page.files[1].url == "https://cdn.example/rocm-7.10.0a20251120.tar.gz?sig=abc");
+}
