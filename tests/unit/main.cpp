@@ -1,3 +1,0 @@
-// The one main() of the unit-test binary.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
-#include <doctest/doctest.h>
