@@ -11,7 +11,7 @@ packages=(
   # clients nobody here wrote, used by the integration tests to check our outputs
   umoci skopeo oci-image-tool docker-registry busybox-static
   # peers for the benchmarks and test helpers
-  pigz zstd time python3 curl ca-certificates apache2-utils openssl
+  pigz zstd time bc file python3 curl ca-certificates apache2-utils openssl
 )
 
 missing=()

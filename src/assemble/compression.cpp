@@ -225,18 +225,35 @@ class ZstdCompressor final : public Compressor {
   }
   ~ZstdCompressor() override { ZSTD_freeCCtx(ctx_); }
 
+  // Small writes (tar headers, small files) are gathered first: each compressStream2 call in
+  // multithreaded mode takes locks and checks jobs, which costs more than the copy.
   void write(const void* data, size_t size) override {
-    ZSTD_inBuffer in{data, size, 0};
-    while (in.pos < in.size) pump(&in, ZSTD_e_continue);
+    if (staged_.size() + size > kStage) flush_stage();
+    if (size >= kStage) {
+      feed(data, size);
+      return;
+    }
+    staged_.append(static_cast<const char*>(data), size);
   }
 
   void finish() override {
+    flush_stage();
     ZSTD_inBuffer in{nullptr, 0, 0};
     while (pump(&in, ZSTD_e_end) != 0) {
     }
   }
 
  private:
+  static constexpr size_t kStage = 1 << 20;
+  void feed(const void* data, size_t size) {
+    ZSTD_inBuffer in{data, size, 0};
+    while (in.pos < in.size) pump(&in, ZSTD_e_continue);
+  }
+  void flush_stage() {
+    if (staged_.empty()) return;
+    feed(staged_.data(), staged_.size());
+    staged_.clear();
+  }
   size_t pump(ZSTD_inBuffer* in, ZSTD_EndDirective mode) {
     ZSTD_outBuffer o{out_buf_.data(), out_buf_.size(), 0};
     size_t remaining = ZSTD_compressStream2(ctx_, &o, in, mode);
@@ -251,6 +268,7 @@ class ZstdCompressor final : public Compressor {
   ByteSink& out_;
   ZSTD_CCtx* ctx_;
   std::string out_buf_;
+  std::string staged_;
 };
 
 }  // namespace

@@ -22,6 +22,10 @@ class ContentSource {
   virtual std::string content_key() const = 0;
   // Where the bytes come from, for error messages ("recipe.yaml:12 files[3]: /src/app.py").
   virtual std::string describe() const = 0;
+  // A cheap identity that changes whenever the content may have changed (for host files: inode,
+  // size, mtime and ctime, as git's index uses). Lets a warm rebuild skip reading every file.
+  // Defaults to the content key.
+  virtual std::string quick_key() const { return content_key(); }
 };
 
 class InlineContent final : public ContentSource {
@@ -40,15 +44,18 @@ class InlineContent final : public ContentSource {
 // before it is streamed fails the build instead of producing a corrupt tar.
 class HostFileContent final : public ContentSource {
  public:
-  HostFileContent(std::string path, uint64_t size) : path_(std::move(path)), size_(size) {}
+  HostFileContent(std::string path, uint64_t size, std::string stat_identity)
+      : path_(std::move(path)), size_(size), stat_identity_(std::move(stat_identity)) {}
   uint64_t size() const override { return size_; }
   void write_to(ByteSink& sink) const override;
   std::string content_key() const override;  // hashes the file (memoized)
   std::string describe() const override { return path_; }
+  std::string quick_key() const override { return stat_identity_; }
 
  private:
   std::string path_;
   uint64_t size_;
+  std::string stat_identity_;
   mutable std::string key_;
 };
 

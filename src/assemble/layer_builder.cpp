@@ -42,9 +42,44 @@ const char* type_code(EntryType t) {
   return "?";
 }
 
+nlohmann::json record_of(const ImageLayer& l) {
+  return {{"mediaType", l.blob.media_type},
+          {"digest", l.blob.digest},
+          {"size", l.blob.size},
+          {"diff_id", l.diff_id},
+          {"uncompressed_size", l.uncompressed_size}};
+}
+
 }  // namespace
 
-std::string LayerBuilder::cache_key(const std::vector<Entry>& entries) const {
+std::optional<BuiltLayer> LayerBuilder::lookup(const std::string& kind, const std::string& key) const {
+  auto rec = store_.get_record(kind, key);
+  if (!rec) return std::nullopt;
+  try {
+    BuiltLayer hit;
+    hit.from_cache = true;
+    hit.layer.blob.media_type = rec->at("mediaType").get<std::string>();
+    hit.layer.blob.digest = rec->at("digest").get<std::string>();
+    hit.layer.blob.size = rec->at("size").get<int64_t>();
+    hit.layer.diff_id = rec->at("diff_id").get<std::string>();
+    hit.layer.uncompressed_size = rec->at("uncompressed_size").get<uint64_t>();
+    // The blob may have been removed (or healed away after corruption): then it is a miss.
+    if (store_.contains(hit.layer.blob.digest) &&
+        store_.blob_size(hit.layer.blob.digest) == static_cast<uint64_t>(hit.layer.blob.size))
+      return hit;
+  } catch (const std::exception&) {
+    // A damaged record is a cache miss.
+  }
+  return std::nullopt;
+}
+
+std::string LayerBuilder::cache_key(const std::vector<Entry>& entries) const { return listing_key(entries, false); }
+
+std::string LayerBuilder::quick_cache_key(const std::vector<Entry>& entries) const {
+  return listing_key(entries, true);
+}
+
+std::string LayerBuilder::listing_key(const std::vector<Entry>& entries, bool quick) const {
   Sha256 h;
   std::string head = "rockpack-layer-v1\ncompression=" + options_.compression.str() +
                      "\nmtime=" + std::to_string(options_.mtime) + "\n";
@@ -52,7 +87,8 @@ std::string LayerBuilder::cache_key(const std::vector<Entry>& entries) const {
   for (const auto& e : entries) {
     std::string line = std::string(type_code(e.type)) + "\t" + e.path + "\t" + std::to_string(e.mode) + "\t" +
                        std::to_string(e.uid) + ":" + std::to_string(e.gid) + "\t" + e.link_target + "\t" +
-                       std::to_string(e.size()) + "\t" + (e.content ? e.content->content_key() : "");
+                       std::to_string(e.size()) + "\t" +
+                       (e.content ? (quick ? e.content->quick_key() : e.content->content_key()) : "");
     for (const auto& [k, v] : e.xattrs) line += "\tx:" + k + "=" + sha256_hex(v);
     line += "\n";
     h.update(line);
@@ -65,26 +101,20 @@ BuiltLayer LayerBuilder::build(const std::string& name, const std::vector<Entry>
   for (const auto& e : entries) expected += e.size() + 512;
   if (progress_) progress_->layer_started(name, expected);
 
-  std::string key;
+  // Two lookups: the quick key (file identities, no reading) and then the content key (hashes every
+  // content: finds the layer again after a fresh checkout changed every mtime).
+  std::string quick_key, key;
   if (options_.use_cache) {
-    key = cache_key(entries);
-    if (auto rec = store_.get_record("layers", key)) {
-      try {
-        BuiltLayer hit;
-        hit.from_cache = true;
-        hit.layer.blob.media_type = rec->at("mediaType").get<std::string>();
-        hit.layer.blob.digest = rec->at("digest").get<std::string>();
-        hit.layer.blob.size = rec->at("size").get<int64_t>();
-        hit.layer.diff_id = rec->at("diff_id").get<std::string>();
-        hit.layer.uncompressed_size = rec->at("uncompressed_size").get<uint64_t>();
-        if (store_.contains(hit.layer.blob.digest) &&
-            store_.blob_size(hit.layer.blob.digest) == static_cast<uint64_t>(hit.layer.blob.size)) {
-          if (progress_) progress_->layer_finished(name, hit.layer.uncompressed_size, hit.layer.blob.size, true);
-          return hit;
-        }
-      } catch (const nlohmann::json::exception&) {
-        // A damaged record is a cache miss.
-      }
+    quick_key = quick_cache_key(entries);
+    auto hit = lookup("layers-quick", quick_key);
+    if (!hit) {
+      key = cache_key(entries);
+      hit = lookup("layers", key);
+      if (hit) store_.put_record("layers-quick", quick_key, record_of(hit->layer));
+    }
+    if (hit) {
+      if (progress_) progress_->layer_finished(name, hit->layer.uncompressed_size, hit->layer.blob.size, true);
+      return *hit;
     }
   }
 
@@ -106,12 +136,8 @@ BuiltLayer LayerBuilder::build(const std::string& name, const std::vector<Entry>
   built.layer.blob.digest = blob->commit();
 
   if (options_.use_cache) {
-    store_.put_record("layers", key,
-                      {{"mediaType", built.layer.blob.media_type},
-                       {"digest", built.layer.blob.digest},
-                       {"size", built.layer.blob.size},
-                       {"diff_id", built.layer.diff_id},
-                       {"uncompressed_size", built.layer.uncompressed_size}});
+    store_.put_record("layers", key, record_of(built.layer));
+    store_.put_record("layers-quick", quick_key, record_of(built.layer));
   }
   if (progress_) progress_->layer_finished(name, built.layer.uncompressed_size, built.layer.blob.size, false);
   return built;

@@ -36,8 +36,13 @@ class LayerBuilder {
 
   // The cache key of a layer: every input that changes its bytes. Exposed for tests.
   std::string cache_key(const std::vector<Entry>& entries) const;
+  // The same listing with each content's quick_key(): found without reading any file.
+  std::string quick_cache_key(const std::vector<Entry>& entries) const;
 
  private:
+  std::string listing_key(const std::vector<Entry>& entries, bool quick) const;
+  std::optional<BuiltLayer> lookup(const std::string& kind, const std::string& key) const;
+
   ContentStore& store_;
   LayerOptions options_;
   BuildProgress* progress_;

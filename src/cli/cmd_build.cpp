@@ -99,10 +99,11 @@ void add_build_command(CLI::App& app, GlobalOptions&) {
   auto args = std::make_shared<BuildArgs>();
   CLI::App* cmd = app.add_subcommand("build", "Build an image from a recipe");
   cmd->add_option("recipe", args->recipe, "The recipe file (YAML)")->required();
-  cmd->add_option("--set", args->set, "Override a recipe arg: --set KEY=VALUE (repeatable)");
+  cmd->add_option("--set", args->set, "Override a recipe arg: --set KEY=VALUE (repeatable)")->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("-o,--output", args->outputs,
                   "Where to write the image: oci:DIR[:TAG] or docker-archive:FILE[:NAME:TAG] (repeatable; "
-                  "default oci:out/<name> with every recipe tag)");
+                  "default oci:out/<name> with every recipe tag)")
+      ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--cache-dir", args->cache_dir, "The content store (default $XDG_CACHE_HOME/rockpack)");
   cmd->add_option("--compression", args->compression, "Layer compression: gzip[:1-12] (default), zstd[:1-19], none");
   cmd->add_option("--threads", args->threads, "Compression threads (default: one per core)");

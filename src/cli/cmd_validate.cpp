@@ -37,7 +37,7 @@ void add_validate_command(CLI::App& app, GlobalOptions&) {
   auto args = std::make_shared<ValidateArgs>();
   CLI::App* cmd = app.add_subcommand("validate", "Check a recipe without building it (exit 2 when it is invalid)");
   cmd->add_option("recipe", args->recipe, "The recipe file (YAML)")->required();
-  cmd->add_option("--set", args->set, "Override a recipe arg: --set KEY=VALUE (repeatable)");
+  cmd->add_option("--set", args->set, "Override a recipe arg: --set KEY=VALUE (repeatable)")->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->callback([args] { run_validate(*args); });
 }
 

@@ -63,10 +63,16 @@ Image image_from_manifest(const nlohmann::json& manifest, const nlohmann::json& 
   if (!manifest.is_object() || !manifest.contains("layers") || !manifest["layers"].is_array())
     throw Error(where + ": the manifest has no layer list");
   if (!config.is_object()) throw Error(where + ": the image config is not a JSON object");
+  if (config.contains("rootfs") && !config["rootfs"].is_object())
+    throw Error(where + ": the image config's rootfs is not a JSON object");
+  for (const char* key : {"config", "history"})
+    if (config.contains(key) && !config[key].is_null() && !config[key].is_object() && !config[key].is_array())
+      throw Error(where + ": the image config's \"" + key + "\" has the wrong type");
   Image img;
   img.config = config;
-  const auto& diff_ids = config.contains("rootfs") ? config["rootfs"].value("diff_ids", nlohmann::json::array())
-                                                   : nlohmann::json::array();
+  const nlohmann::json diff_ids = config.contains("rootfs") ? config["rootfs"].value("diff_ids", nlohmann::json::array())
+                                                            : nlohmann::json::array();
+  if (!diff_ids.is_array()) throw Error(where + ": the image config's rootfs.diff_ids is not a list");
   const auto& layers = manifest["layers"];
   if (diff_ids.size() != layers.size())
     throw Error(where + ": the manifest lists " + std::to_string(layers.size()) + " layers but the config has " +

@@ -13,6 +13,14 @@ namespace rp {
 
 namespace {
 
+// Changes whenever the file's content may have: ctime moves on every write and cannot be set back.
+std::string stat_identity(const fs::path& host, const struct stat& st) {
+  return "stat:" + host.string() + ":" + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" +
+         std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
+         std::to_string(st.st_mtim.tv_nsec) + ":" + std::to_string(st.st_ctim.tv_sec) + "." +
+         std::to_string(st.st_ctim.tv_nsec);
+}
+
 struct Walker {
   const HostCopy& copy;
   std::vector<Entry>& out;
@@ -38,7 +46,8 @@ struct Walker {
       e.type = EntryType::kFile;
       if (::access(host.c_str(), R_OK) != 0)
         throw InputError(copy.origin + ": " + host.string() + " is not readable");
-      e.content = std::make_shared<HostFileContent>(host.string(), static_cast<uint64_t>(st.st_size));
+      e.content = std::make_shared<HostFileContent>(host.string(), static_cast<uint64_t>(st.st_size),
+                                                    stat_identity(host, st));
       if (st.st_nlink > 1) links[{st.st_dev, st.st_ino}].push_back(out.size());
       out.push_back(std::move(e));
     } else if (S_ISLNK(st.st_mode)) {
@@ -52,14 +61,15 @@ struct Walker {
       out.push_back(std::move(e));
     } else if (S_ISDIR(st.st_mode)) {
       e.type = EntryType::kDirectory;
-      out.push_back(std::move(e));
+      bool is_root = dest.empty();  // the image root itself is never an entry
+      if (!is_root) out.push_back(std::move(e));
       std::vector<std::string> names;
       std::error_code ec;
       for (auto it = fs::directory_iterator(host, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
         names.push_back(it->path().filename().string());
       if (ec) throw InputError(copy.origin + ": cannot list " + host.string() + ": " + ec.message());
       std::sort(names.begin(), names.end());
-      for (const auto& name : names) visit(host / name, dest + "/" + name);
+      for (const auto& name : names) visit(host / name, is_root ? name : dest + "/" + name);
     } else {
       throw InputError(copy.origin + ": " + host.string() + " is a socket, device or FIFO",
                        "only regular files, directories and symlinks can be copied into an image");
@@ -95,7 +105,7 @@ void add_host_entries(const HostCopy& copy, std::vector<Entry>& out) {
   Walker w{copy, out, {}};
   size_t first = out.size();
   w.visit(copy.src, copy.dest);
-  if (copy.mode && out.size() > first) out[first].mode = *copy.mode;
+  if (copy.mode && out.size() > first) out[first].mode = *copy.mode;  // single file: its only entry
   w.make_hardlinks();
 }
 

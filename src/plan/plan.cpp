@@ -18,6 +18,8 @@ std::string rfc3339(int64_t epoch_seconds) {
 
 namespace {
 
+bool normalize_root(const std::string& path) { return path.find_first_not_of("/.") == std::string::npos; }
+
 LayerPlan& layer_named(std::vector<LayerPlan>& layers, const std::string& name) {
   for (auto& l : layers)
     if (l.name == name) return l;
@@ -78,7 +80,9 @@ BuildPlan make_plan(const recipe::Recipe& r, const PlanOptions& options) {
   for (const auto& f : r.files) {
     LayerPlan& layer = layer_named(plan.layers, f.layer);
     std::string origin = f.where.str();
-    std::string dest = normalize_image_path(f.dest, origin);
+    // A tree copied to "/" spreads its contents over the root, as `COPY dir/ /` does.
+    bool to_root = f.src && fs::is_directory(*f.src) && normalize_root(f.dest);
+    std::string dest = to_root ? std::string() : normalize_image_path(f.dest, origin);
     if (f.content) {
       Entry e;
       e.path = dest;

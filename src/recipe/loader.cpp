@@ -470,7 +470,8 @@ void Loader::convert(const Document& doc, Recipe& r) {
           diag_.error(at(doc, n), "env name '" + k + "' is not valid", "use letters, digits and _");
           continue;
         }
-        auto it = std::find_if(r.env.begin(), r.env.end(), [&](const auto& e) { return e.first == k; });
+        const std::string name = k;  // structured bindings cannot be captured before C++20's clang 16
+        auto it = std::find_if(r.env.begin(), r.env.end(), [&](const auto& e) { return e.first == name; });
         if (it != r.env.end()) it->second = v;
         else r.env.emplace_back(k, v);
       }

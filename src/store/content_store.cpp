@@ -1,5 +1,6 @@
 #include "store/content_store.hpp"
 
+#include <chrono>
 #include <cstdlib>
 
 #include "util/error.hpp"
@@ -38,6 +39,17 @@ ContentStore::ContentStore(fs::path root) : root_(std::move(root)) {
   make_dirs(root_ / "blobs" / "sha256");
   make_dirs(root_ / "tmp");
   make_dirs(root_ / "records");
+  sweep_stale_temporaries();
+}
+
+void ContentStore::sweep_stale_temporaries() const {
+  // A build killed mid-write leaves its temporary behind; one a day old belongs to no live build.
+  std::error_code ec;
+  auto cutoff = fs::file_time_type::clock::now() - std::chrono::hours(24);
+  for (auto it = fs::directory_iterator(root_ / "tmp", ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    std::error_code ec2;
+    if (it->last_write_time(ec2) < cutoff && !ec2) fs::remove(it->path(), ec2);
+  }
 }
 
 fs::path ContentStore::default_root() {
@@ -112,7 +124,21 @@ std::string ContentStore::read_all(const std::string& digest) const {
 }
 
 void ContentStore::export_to(const std::string& digest, const fs::path& dest) const {
-  AtomicFile out(dest, 0644);
+  // Verify by hashing (cheaper than copying), then share the inode when the output is on the same
+  // file system. Store blobs are read-only and re-verified on every read, so a shared inode cannot
+  // silently corrupt later builds.
+  CountingSink discard;
+  read(digest, discard);
+  fs::path tmp = temp_sibling(dest);
+  std::error_code ec;
+  fs::create_directories(dest.parent_path(), ec);
+  fs::create_hard_link(blob_path(digest), tmp, ec);
+  if (!ec) {
+    fs::rename(tmp, dest, ec);
+    if (!ec) return;
+    fs::remove(tmp, ec);
+  }
+  AtomicFile out(dest, 0444);
   read(digest, out);  // throws before commit on corruption: `dest` is never half-written
   out.commit();
 }

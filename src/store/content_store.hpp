@@ -61,6 +61,7 @@ class ContentStore {
   void put_record(const std::string& kind, const std::string& key, const nlohmann::json& value) const;
 
  private:
+  void sweep_stale_temporaries() const;
   fs::path root_;
 };
 

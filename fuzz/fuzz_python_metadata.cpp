@@ -1,0 +1,44 @@
+// Fuzzes the parsers of files found inside wheels (METADATA, WHEEL, entry_points.txt), wheel file
+// names and URL resolution.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "python/core_metadata.hpp"
+#include "python/entry_points.hpp"
+#include "python/url.hpp"
+#include "python/wheel_filename.hpp"
+#include "util/error.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view input(reinterpret_cast<const char*>(data), size);
+  try {
+    (void)rp::python::CoreMetadata::parse(input);
+  } catch (const rp::InputError&) {
+  }
+  try {
+    (void)rp::python::WheelInfo::parse(input);
+  } catch (const rp::InputError&) {
+  }
+  try {
+    auto eps = rp::python::EntryPoints::parse(input);
+    for (const auto& e : eps.console_scripts()) {
+      if (e.name.find('/') != std::string::npos || e.name.find("..") != std::string::npos) __builtin_trap();
+    }
+  } catch (const rp::InputError&) {
+  }
+  if (auto w = rp::python::WheelFilename::try_parse(input)) {
+    static const auto policy = rp::python::TagPolicy::for_target("3.11", "2.35", "x86_64");
+    (void)policy.best_priority(*w);
+  }
+  size_t split = input.find('\n');
+  if (split != std::string_view::npos) {
+    std::string resolved = rp::python::resolve_url(input.substr(0, split), input.substr(split + 1));
+    // Resolving is idempotent once the reference is absolute.
+    if (resolved.find(':') != std::string::npos && rp::python::UrlParts::split(resolved).scheme &&
+        rp::python::resolve_url("http://x/", resolved) != rp::python::resolve_url("http://y/", resolved)) {
+      __builtin_trap();
+    }
+  }
+  return 0;
+}

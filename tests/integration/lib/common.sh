@@ -1,0 +1,31 @@
+# Shared by the integration tests: a scratch directory removed on exit, assertions that say what
+# they expected, and skips (exit 77) for what the machine cannot do.
+set -euo pipefail
+
+: "${ROCKPACK:?set ROCKPACK to the rockpack binary (ctest does this)}"
+: "${ROCKPACK_SOURCE_DIR:?set ROCKPACK_SOURCE_DIR to the source tree}"
+
+WORK=$(mktemp -d /tmp/rockpack-it-XXXXXX)
+export XDG_CACHE_HOME="$WORK/cache"
+cleanup() { rm -rf "$WORK"; }
+trap cleanup EXIT
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*" >&2; exit 77; }
+need() { command -v "$1" >/dev/null 2>&1 || skip "$1 is not installed (tools/install-deps.sh installs it)"; }
+
+assert_eq() { [ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"; }
+assert_ne() { [ "$1" != "$2" ] || fail "$3: both are '$1'"; }
+assert_contains() { grep -qF -- "$2" <<<"$1" || fail "$3: expected to find '$2' in:
+$1"; }
+
+# The static busybox shipped by Debian's busybox-static.
+static_busybox() {
+  local b=/bin/busybox
+  [ -x "$b" ] || skip "no /bin/busybox (install busybox-static)"
+  file -L "$b" 2>/dev/null | grep -q "statically linked" || skip "/bin/busybox is not static (install busybox-static)"
+  echo "$b"
+}
+
+# Digest of the image a build printed on stdout (its last line).
+build_digest() { "$ROCKPACK" --quiet build "$@" | tail -n 1; }

@@ -1,0 +1,265 @@
+#include <doctest/doctest.h>
+#include <zlib.h>
+
+#include "assemble/compression.hpp"
+#include "assemble/layer_builder.hpp"
+#include "assemble/tar_writer.hpp"
+#include "plan/host_files.hpp"
+#include "test_helpers.hpp"
+#include "util/digest.hpp"
+#include "util/error.hpp"
+
+using namespace rp;
+using rp::test::TempDir;
+
+namespace {
+
+Entry file(const std::string& path, const std::string& content, uint32_t mode = 0644) {
+  Entry e;
+  e.path = path;
+  e.type = EntryType::kFile;
+  e.mode = mode;
+  e.content = std::make_shared<InlineContent>(content);
+  e.origin = "test";
+  return e;
+}
+
+Entry link_entry(const std::string& path, const std::string& target, EntryType type = EntryType::kSymlink) {
+  Entry e;
+  e.path = path;
+  e.type = type;
+  e.mode = 0777;
+  e.link_target = target;
+  e.origin = "test";
+  return e;
+}
+
+std::string tar_of(std::vector<Entry> entries, int64_t mtime) {
+  finalize_entries(entries);
+  StringSink out;
+  TarWriter tar(out, mtime);
+  for (const auto& e : entries) tar.add(e);
+  tar.finish();
+  return out.take();
+}
+
+std::string compress(const std::string& data, const std::string& spec, unsigned threads) {
+  StringSink out;
+  auto c = make_compressor(Compression::parse(spec), out, threads);
+  // Feed in odd-sized pieces to exercise block boundaries.
+  for (size_t i = 0; i < data.size(); i += 77777) c->write(data.data() + i, std::min<size_t>(77777, data.size() - i));
+  c->finish();
+  return out.take();
+}
+
+// Pseudo-random but compressible data, a few MiB: crosses several gzip blocks.
+std::string sample_data(size_t size) {
+  std::string s;
+  s.reserve(size);
+  uint32_t x = 12345;
+  while (s.size() < size) {
+    x = x * 1103515245 + 12345;
+    if ((x >> 16) % 3 == 0) s += "the quick brown fox jumps over the lazy dog ";
+    else s.push_back(static_cast<char>(x >> 24));
+  }
+  s.resize(size);
+  return s;
+}
+
+std::string gunzip_all(const std::string& gz) {
+  // Decompresses every concatenated gzip member, the way Go and containerd read layers.
+  std::string out;
+  z_stream zs{};
+  REQUIRE(inflateInit2(&zs, 16 + MAX_WBITS) == Z_OK);
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data()));
+  zs.avail_in = static_cast<uInt>(gz.size());
+  char buf[65536];
+  for (;;) {
+    zs.next_out = reinterpret_cast<Bytef*>(buf);
+    zs.avail_out = sizeof buf;
+    int r = inflate(&zs, Z_NO_FLUSH);
+    out.append(buf, sizeof buf - zs.avail_out);
+    if (r == Z_STREAM_END) {
+      if (zs.avail_in == 0) break;
+      inflateReset(&zs);
+      continue;
+    }
+    REQUIRE(r == Z_OK);
+  }
+  inflateEnd(&zs);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("tar: entries are sorted, parents added, metadata fixed") {
+  std::string tar = tar_of({file("usr/bin/tool", "#!/bin/sh\n", 0755), file("etc/motd", "hi\n"),
+                            link_entry("usr/bin/t", "tool")},
+                           1700000000);
+  auto members = test::read_tar(tar);
+  std::vector<std::string> paths;
+  for (const auto& m : members) paths.push_back(m.path);
+  CHECK(paths == std::vector<std::string>{"etc/", "etc/motd", "usr/", "usr/bin/", "usr/bin/t", "usr/bin/tool"});
+  for (const auto& m : members) {
+    CHECK(m.mtime == 1700000000);
+    CHECK(m.uname.empty());
+    CHECK(m.gname.empty());
+  }
+  CHECK(members[0].type == AE_IFDIR);
+  CHECK(members[0].mode == 0755);
+  CHECK(members[4].type == AE_IFLNK);
+  CHECK(members[4].symlink == "tool");
+  CHECK(members[5].mode == 0755);
+  CHECK(members[5].data == "#!/bin/sh\n");
+  CHECK(tar.size() % 512 == 0);
+}
+
+TEST_CASE("tar: long paths and link targets use PAX records") {
+  std::string deep = "a/" + std::string(150, 'd') + "/file";
+  std::string target = "../" + std::string(120, 't');
+  auto members = test::read_tar(tar_of({file(deep, "x"), link_entry("l", target)}, 0));
+  bool found_file = false, found_link = false;
+  for (const auto& m : members) {
+    if (m.path == deep) found_file = m.data == "x";
+    if (m.path == "l") found_link = m.symlink == target;
+  }
+  CHECK(found_file);
+  CHECK(found_link);
+}
+
+TEST_CASE("tar: hardlinks point to an earlier regular file") {
+  auto members = test::read_tar(tar_of({file("a/data", "payload"), link_entry("b/alias", "a/data", EntryType::kHardlink)}, 0));
+  REQUIRE(members.size() == 4);
+  CHECK(members[3].path == "b/alias");
+  CHECK(members[3].hardlink == "a/data");
+  std::vector<Entry> bad = {file("z/data", "p"), link_entry("a/alias", "z/data", EntryType::kHardlink)};
+  CHECK_THROWS_AS(finalize_entries(bad), InputError);
+}
+
+TEST_CASE("tar: same entries give the same bytes; another mtime gives others") {
+  auto entries = [] { return std::vector<Entry>{file("b", "2"), file("a", "1"), link_entry("c", "a")}; };
+  CHECK(tar_of(entries(), 0) == tar_of(entries(), 0));
+  CHECK(sha256_digest(tar_of(entries(), 0)) != sha256_digest(tar_of(entries(), 1)));
+}
+
+TEST_CASE("entries: unsafe and conflicting paths are rejected") {
+  CHECK_THROWS_AS(normalize_image_path("/a/../../etc/passwd", "t"), InputError);
+  CHECK_THROWS_AS(normalize_image_path("/", "t"), InputError);
+  CHECK(normalize_image_path("//usr/./bin//x", "t") == "usr/bin/x");
+  std::vector<Entry> dup = {file("a", "1"), file("a", "2")};
+  CHECK_THROWS_WITH_AS(finalize_entries(dup), doctest::Contains("written twice"), InputError);
+  std::vector<Entry> under_file = {file("a", "1"), file("a/b", "2")};
+  CHECK_THROWS_WITH_AS(finalize_entries(under_file), doctest::Contains("lies under /a"), InputError);
+}
+
+TEST_CASE("compression: gzip members decompress to the input and do not depend on thread count") {
+  std::string data = sample_data(5 << 20);
+  std::string one = compress(data, "gzip", 1);
+  std::string many = compress(data, "gzip", 4);
+  CHECK(one == many);
+  CHECK(gunzip_all(one) == data);
+  CHECK(one.size() < data.size());
+  CHECK(compress(data, "gzip:1", 2) != one);  // the level matters
+  CHECK(gunzip_all(compress("", "gzip", 2)).empty());
+}
+
+TEST_CASE("compression: zstd output does not depend on thread count and round-trips") {
+  std::string data = sample_data(3 << 20);
+  std::string one = compress(data, "zstd", 1);
+  CHECK(one == compress(data, "zstd", 3));
+  // libarchive reads a zstd-compressed tar
+  std::string tar = tar_of({file("big", data)}, 0);
+  auto members = test::read_tar(compress(tar, "zstd:5", 2));
+  REQUIRE(members.size() == 1);
+  CHECK(members[0].data == data);
+}
+
+TEST_CASE("compression: spec parsing") {
+  CHECK(Compression::parse("gzip").str() == "gzip:6");
+  CHECK(Compression::parse("zstd:19").str() == "zstd:19");
+  CHECK(Compression::parse("none").str() == "none");
+  CHECK_THROWS_AS(Compression::parse("zstd:30"), InputError);
+  CHECK_THROWS_AS(Compression::parse("brotli"), InputError);
+  CHECK_THROWS_AS(Compression::parse("gzip:x"), InputError);
+}
+
+TEST_CASE("layer builder: digests match the blob, the cache reuses layers, inputs change digests") {
+  TempDir dir;
+  ContentStore store(dir.path / "store");
+  std::vector<Entry> entries = {file("etc/a", sample_data(3 << 20)), file("etc/b", "b")};
+  finalize_entries(entries);
+  LayerBuilder builder(store, {Compression::parse("gzip"), 0, 2, true});
+  BuiltLayer first = builder.build("l", entries);
+  CHECK_FALSE(first.from_cache);
+  std::string blob = store.read_all(first.layer.blob.digest);
+  CHECK(sha256_digest(blob) == first.layer.blob.digest);
+  CHECK(static_cast<int64_t>(blob.size()) == first.layer.blob.size);
+  CHECK(sha256_digest(gunzip_all(blob)) == first.layer.diff_id);
+
+  BuiltLayer second = builder.build("l", entries);
+  CHECK(second.from_cache);
+  CHECK(second.layer.blob.digest == first.layer.blob.digest);
+
+  LayerBuilder other_epoch(store, {Compression::parse("gzip"), 42, 2, true});
+  CHECK(other_epoch.build("l", entries).layer.diff_id != first.layer.diff_id);
+
+  LayerBuilder zstd(store, {Compression::parse("zstd"), 0, 2, true});
+  BuiltLayer z = zstd.build("l", entries);
+  CHECK(z.layer.diff_id == first.layer.diff_id);  // same tar, other compression
+  CHECK(z.layer.blob.digest != first.layer.blob.digest);
+  CHECK(z.layer.blob.media_type == std::string("application/vnd.oci.image.layer.v1.tar+zstd"));
+}
+
+TEST_CASE("host files: a directory keeps symlinks, hardlinks and modes") {
+  TempDir dir;
+  auto src = dir.path / "tree";
+  dir.write("tree/bin/tool", "tool");
+  std::filesystem::permissions(src / "bin/tool", std::filesystem::perms(0750));
+  dir.write("tree/share/doc.txt", "doc");
+  std::filesystem::create_hard_link(src / "share/doc.txt", src / "bin/doc-link");
+  std::filesystem::create_symlink("tool", src / "bin/alias");
+  std::filesystem::create_directory_symlink("../share", src / "bin/share-dir");
+  std::vector<Entry> entries;
+  add_host_entries({src, "opt/app", std::nullopt, 7, 8, "test"}, entries);
+  finalize_entries(entries);
+  std::map<std::string, const Entry*> by;
+  for (const auto& e : entries) by[e.path] = &e;
+  REQUIRE(by.count("opt/app/bin/tool"));
+  CHECK(by["opt/app/bin/tool"]->mode == 0750);
+  CHECK(by["opt/app/bin/tool"]->uid == 7);
+  CHECK(by["opt/app/bin/alias"]->type == EntryType::kSymlink);
+  CHECK(by["opt/app/bin/share-dir"]->type == EntryType::kSymlink);
+  CHECK(by["opt/app/bin/share-dir"]->link_target == "../share");
+  // bin/doc-link sorts before share/doc.txt: it carries the content, the other links to it.
+  CHECK(by["opt/app/bin/doc-link"]->type == EntryType::kFile);
+  CHECK(by["opt/app/share/doc.txt"]->type == EntryType::kHardlink);
+  CHECK(by["opt/app/share/doc.txt"]->link_target == "opt/app/bin/doc-link");
+  CHECK(by["opt"]->type == EntryType::kDirectory);
+}
+
+TEST_CASE("layer builder: the quick key never serves a stale layer") {
+  TempDir dir;
+  ContentStore store(dir.path / "store");
+  auto src = dir.write("tree/a.txt", "version one");
+  auto plan_entries = [&] {
+    std::vector<Entry> entries;
+    add_host_entries({dir.path / "tree", "app", std::nullopt, 0, 0, "test"}, entries);
+    finalize_entries(entries);
+    return entries;
+  };
+  LayerBuilder builder(store, {Compression::parse("gzip"), 0, 1, true});
+  BuiltLayer first = builder.build("l", plan_entries());
+  CHECK(builder.build("l", plan_entries()).from_cache);
+
+  // Same size, new content: the file's ctime moves, the quick key misses, the content differs.
+  write_file_atomic(src, "version two");
+  BuiltLayer changed = builder.build("l", plan_entries());
+  CHECK_FALSE(changed.from_cache);
+  CHECK(changed.layer.diff_id != first.layer.diff_id);
+
+  // Rewritten with identical bytes: the quick key misses, the content key finds the layer.
+  write_file_atomic(src, "version two");
+  BuiltLayer same = builder.build("l", plan_entries());
+  CHECK(same.from_cache);
+  CHECK(same.layer.blob.digest == changed.layer.blob.digest);
+}
