@@ -9,11 +9,15 @@
 #include "cli/commands.hpp"
 #include "cli/logging.hpp"
 #include "cli/progress_display.hpp"
+#include "cli/registry_flags.hpp"
 #include "cli/vcs_info.hpp"
 #include "output/docker_archive.hpp"
 #include "output/oci_layout.hpp"
 #include "output/output_spec.hpp"
 #include "plan/plan.hpp"
+#include "registry/base_image.hpp"
+#include "registry/push.hpp"
+#include "registry/reference.hpp"
 #include "util/error.hpp"
 
 namespace rp::cli {
@@ -31,7 +35,24 @@ struct BuildArgs {
   std::string revision;
   std::string source;
   std::string metadata_file;
+  std::vector<std::string> push;  // registry references (--push)
+  RegistryFlags registry;
 };
+
+// --push REF: a reference without tag or digest gets every recipe tag (or :latest when it has none).
+std::vector<registry::Reference> push_references(const std::vector<std::string>& args,
+                                                 const std::vector<std::string>& recipe_tags) {
+  std::vector<registry::Reference> out;
+  for (const auto& a : args) {
+    registry::Reference ref = registry::parse_reference(a);
+    if (ref.has_tag() || ref.has_digest() || recipe_tags.empty()) {
+      out.push_back(ref);
+    } else {
+      for (const auto& t : recipe_tags) out.push_back(ref.with_tag(t));
+    }
+  }
+  return out;
+}
 
 std::vector<std::string> repo_tags_for(const ImageLocation& loc, const BuildPlan& plan) {
   if (!loc.name.empty()) return {loc.name + ":" + loc.tag};
@@ -48,18 +69,22 @@ void run_build(const BuildArgs& args) {
 
   std::vector<ImageLocation> outputs;
   for (const auto& o : args.outputs) outputs.push_back(ImageLocation::parse(o));
-  if (outputs.empty()) outputs.push_back(ImageLocation::parse("oci:out/" + recipe.name));
+  if (outputs.empty() && args.push.empty()) outputs.push_back(ImageLocation::parse("oci:out/" + recipe.name));
+  std::vector<registry::Reference> push_refs = push_references(args.push, recipe.tags);
+
+  ContentStore store(args.cache_dir.empty() ? ContentStore::default_root() : fs::path(args.cache_dir));
+  registry::Session session(registry_options(args.registry));
 
   PlanOptions plan_options;
   plan_options.source_date_epoch = load.source_date_epoch.value_or(0);
   VcsInfo vcs = detect_vcs(fs::absolute(args.recipe).parent_path());
   plan_options.revision = args.revision.empty() ? vcs.revision : args.revision;
   plan_options.source = strip_userinfo(args.source.empty() ? vcs.source : args.source);
+  if (!registry::is_scratch(recipe.base)) plan_options.base = registry::resolve_base(recipe.base, recipe.platform, store, session);
   BuildPlan plan = make_plan(recipe, plan_options);
   spdlog::info("building {} ({} layer{}, {})", plan.name, plan.layers.size(), plan.layers.size() == 1 ? "" : "s",
                compression.str());
 
-  ContentStore store(args.cache_dir.empty() ? ContentStore::default_root() : fs::path(args.cache_dir));
   ProgressDisplay progress(!json_logs() && ::isatty(STDERR_FILENO));
   LayerOptions layer_options{compression, plan.source_date_epoch, args.threads, !args.no_cache};
   LayerBuilder builder(store, layer_options, &progress);
@@ -75,6 +100,12 @@ void run_build(const BuildArgs& args) {
     }
     spdlog::info("wrote {}", out.str());
   }
+  std::vector<std::string> pushed;
+  if (!push_refs.empty()) {
+    registry::PushResult r = registry::push_image(sealed, store, push_refs, session);
+    for (const auto& p : r.pushed) spdlog::info("pushed {}", p);
+    pushed = r.pushed;
+  }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   spdlog::info("image {} ({} layers) built in {:.1f}s", sealed.manifest.digest, sealed.layers.size(), secs);
 
@@ -86,6 +117,8 @@ void run_build(const BuildArgs& args) {
                            {"outputs", nlohmann::json::array()},
                            {"layers", nlohmann::json::array()}};
     for (const auto& o : outputs) meta["outputs"].push_back(o.str());
+    if (!plan.base_name.empty()) meta["base"] = {{"name", plan.base_name}, {"digest", plan.base_digest}};
+    meta["pushed"] = pushed;
     for (const auto& l : sealed.layers)
       meta["layers"].push_back({{"digest", l.blob.digest}, {"size", l.blob.size}, {"diff_id", l.diff_id}});
     write_file_atomic(args.metadata_file, meta.dump(2) + "\n");
@@ -111,6 +144,10 @@ void add_build_command(CLI::App& app, GlobalOptions&) {
   cmd->add_option("--revision", args->revision, "org.opencontainers.image.revision (default: git HEAD of the recipe)");
   cmd->add_option("--source", args->source, "org.opencontainers.image.source (default: the git origin URL)");
   cmd->add_option("--metadata-file", args->metadata_file, "Write the build result (digests, layers) as JSON here");
+  cmd->add_option("--push", args->push,
+                  "Push the image to a registry: [registry/]name[:tag] (repeatable; without a tag, every recipe tag)")
+      ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  add_registry_flags(cmd, args->registry);
   cmd->callback([args] { run_build(*args); });
 }
 

@@ -18,7 +18,9 @@ struct RegistryFlags {
 inline void add_registry_flags(CLI::App* cmd, RegistryFlags& flags) {
   cmd->add_option("--insecure-registry", flags.insecure_registries,
                   "HOST:PORT of a registry that may be reached over plain HTTP or unverified TLS (repeatable; "
-                  "loopback registries always may)");
+                  "loopback registries always may)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--registry-parallel", flags.parallel, "Concurrent blob transfers, 1-16 (default 4)");
 }
 registry::RegistryOptions registry_options(const RegistryFlags& flags);

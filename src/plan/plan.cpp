@@ -116,14 +116,22 @@ BuildPlan make_plan(const recipe::Recipe& r, const PlanOptions& options) {
     layer.created_by = describe_layer(layer.name, dests_by_layer[layer.name], recipe_file);
   }
 
-  nlohmann::json cfg;
+  // A base's config is the starting point (Env, Entrypoint, Cmd, WorkingDir, User, Labels, history
+  // and its diff_ids); the recipe's values go on top.
+  nlohmann::json cfg = options.base ? options.base->image.config : nlohmann::json::object();
+  if (options.base) {
+    plan.base = options.base->image;
+    plan.base_name = options.base->name;
+    plan.base_digest = options.base->digest;
+  }
   cfg["architecture"] = r.platform.architecture;
   cfg["os"] = r.platform.os;
   if (!r.platform.variant.empty()) cfg["variant"] = r.platform.variant;
+  else cfg.erase("variant");
   cfg["created"] = plan.created;
-  cfg["config"] = nlohmann::json::object();
-  cfg["rootfs"] = {{"type", "layers"}, {"diff_ids", nlohmann::json::array()}};
-  cfg["history"] = nlohmann::json::array();
+  if (!cfg.contains("config") || !cfg["config"].is_object()) cfg["config"] = nlohmann::json::object();
+  if (!options.base) cfg["rootfs"] = {{"type", "layers"}, {"diff_ids", nlohmann::json::array()}};
+  if (!cfg.contains("history") || !cfg["history"].is_array()) cfg["history"] = nlohmann::json::array();
   add_config_values(r, cfg);
   plan.config = cfg;
 
@@ -132,6 +140,10 @@ BuildPlan make_plan(const recipe::Recipe& r, const PlanOptions& options) {
   if (!r.tags.empty()) plan.annotations["org.opencontainers.image.version"] = r.tags.front();
   if (!options.revision.empty()) plan.annotations["org.opencontainers.image.revision"] = options.revision;
   if (!options.source.empty()) plan.annotations["org.opencontainers.image.source"] = options.source;
+  if (options.base) {
+    plan.annotations["org.opencontainers.image.base.name"] = options.base->name;
+    if (!options.base->digest.empty()) plan.annotations["org.opencontainers.image.base.digest"] = options.base->digest;
+  }
   for (const auto& [k, v] : r.annotations) plan.annotations[k] = v;
   return plan;
 }

@@ -3,6 +3,7 @@
 // Layers are entry lists (with their contents' sources), the config is complete but for the diff_ids
 // of the new layers. Later stages (registry bases, apt, wheels) add their resolution here, so a lock
 // file can record exactly this.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,11 +21,20 @@ struct LayerPlan {
   std::vector<Entry> entries;
 };
 
+// The image a recipe builds on (anything but scratch), already resolved to exact content.
+struct BaseImage {
+  Image image;         // its layers are reused as they are; its config is the starting point
+  std::string name;    // as resolved: "docker.io/library/alpine:3.19", "oci:DIR:TAG"
+  std::string digest;  // its manifest digest (empty for a docker archive, which has no manifest)
+};
+
 struct BuildPlan {
   std::string name;
   int64_t source_date_epoch = 0;
   std::string created;  // RFC 3339 of source_date_epoch
   Image base;           // empty for scratch; its layers are reused as they are
+  std::string base_name;    // empty for scratch
+  std::string base_digest;
   nlohmann::json config;  // the image config without the new layers' diff_ids/history
   std::vector<LayerPlan> layers;
   std::map<std::string, std::string> annotations;  // manifest annotations
@@ -35,6 +45,7 @@ struct PlanOptions {
   int64_t source_date_epoch = 0;
   std::string revision;  // VCS revision of the recipe, when known
   std::string source;    // URL of the recipe's repository, when known
+  std::optional<BaseImage> base;  // resolved base; absent for scratch
 };
 
 BuildPlan make_plan(const recipe::Recipe& recipe, const PlanOptions& options);

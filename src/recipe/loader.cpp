@@ -10,6 +10,7 @@
 
 #include "recipe/model.hpp"
 #include "recipe/substitute.hpp"
+#include "registry/reference.hpp"
 
 namespace rp::recipe {
 
@@ -450,8 +451,15 @@ void Loader::convert(const Document& doc, Recipe& r) {
     if (auto v = text(doc, n, "base")) {
       r.base = *v;
       r.base_where = at(doc, n);
-      if (r.base != "scratch")
-        diag_.error(at(doc, n), "base '" + r.base + "' is not supported yet", "use base: scratch");
+      // scratch, a local image (oci:DIR[:TAG], docker-archive:FILE) or a registry reference.
+      bool local = r.base.rfind("oci:", 0) == 0 || r.base.rfind("docker-archive:", 0) == 0;
+      if (r.base != "scratch" && !local) {
+        try {
+          (void)registry::parse_reference(r.base);
+        } catch (const InputError& e) {
+          diag_.error(at(doc, n), "base: " + std::string(e.what()), e.hint());
+        }
+      }
     }
   }
   if (auto n = root["files"]) {

@@ -36,7 +36,7 @@ FetchedManifest fetch_manifest(Transport& transport, const std::string& reposito
                    : j.contains("manifests")              ? media::kOciIndex
                                                           : media::kOciManifest;
   }
-  if (j.value("schemaVersion", 0) == 1 || m.media_type.find("manifest.v1") != std::string::npos)
+  if (j.value("schemaVersion", 0) == 1 || m.media_type.find("distribution.manifest.v1") != std::string::npos)
     throw rp::Error(what + ": it is a Docker schema 1 manifest, which rockpack does not read",
                     "use an image pushed with a current client (schema 2 or OCI)");
   return m;

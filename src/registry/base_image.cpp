@@ -1,0 +1,39 @@
+#include "registry/base_image.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include "output/image_reader.hpp"
+#include "output/output_spec.hpp"
+#include "registry/pull.hpp"
+#include "registry/reference.hpp"
+#include "util/error.hpp"
+
+namespace rp::registry {
+
+bool is_scratch(const std::string& base) { return base.empty() || base == "scratch"; }
+
+BaseImage resolve_base(const std::string& base, const Platform& platform, ContentStore& store, Session& session) {
+  BaseImage out;
+  if (base.rfind("oci:", 0) == 0 || base.rfind("docker-archive:", 0) == 0) {
+    ImageLocation where = ImageLocation::parse(base);
+    out.image = import_local_image(where, store, &out.digest);
+    out.name = where.str();
+    Platform has;
+    has.os = out.image.config.value("os", "");
+    has.architecture = out.image.config.value("architecture", "");
+    has.variant = out.image.config.value("variant", "");
+    if (!platform.matches(has))
+      throw InputError("the base " + base + " is a " + has.str() + " image, but the recipe builds for " + platform.str(),
+                       "use a base for " + platform.str() + " or change the recipe's platform");
+  } else {
+    Reference ref = parse_reference(base);
+    PullResult pulled = pull_image(ref, platform, store, session);
+    out.image = std::move(pulled.image);
+    out.name = ref.str();
+    out.digest = pulled.manifest_digest;
+  }
+  spdlog::info("base {}{} ({} layers)", out.name, out.digest.empty() ? "" : "@" + out.digest, out.image.layers.size());
+  return out;
+}
+
+}  // namespace rp::registry

@@ -1,0 +1,18 @@
+#pragma once
+// Resolving a recipe's `base:` to exact content in the store: a registry reference is pulled for the
+// recipe's platform; `oci:DIR[:TAG]` and `docker-archive:FILE` are imported from the file system.
+#include <string>
+
+#include "image/platform.hpp"
+#include "plan/plan.hpp"
+#include "registry/transport.hpp"
+#include "store/content_store.hpp"
+
+namespace rp::registry {
+
+// True for the bases that are no image at all ("scratch").
+bool is_scratch(const std::string& base);
+
+BaseImage resolve_base(const std::string& base, const Platform& platform, ContentStore& store, Session& session);
+
+}  // namespace rp::registry

@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""An HTTP proxy for the tests that sits between rockpack and a loopback registry and misbehaves.
+
+One request per client connection (answers carry Connection: close). Requests are numbered; every
+--every'th one gets a fault, cycling through: an HTTP error (500, 503, or 429 with Retry-After), and,
+for requests with a body larger than --drop-min bytes, a connection dropped after forwarding part of
+the body to the registry. At most --max-faults faults are injected, so a well-behaved client always
+finishes. Listens on 127.0.0.1 only; forwards to 127.0.0.1 only. Writes one line per fault to --log.
+"""
+import argparse
+import socket
+import sys
+import threading
+
+FAULTS = ["503", "drop", "429", "500", "drop"]
+
+
+class State:
+    def __init__(self, args):
+        self.args = args
+        self.lock = threading.Lock()
+        self.count = 0
+        self.faults = 0
+
+    def next_fault(self, has_big_body):
+        with self.lock:
+            self.count += 1
+            if self.faults >= self.args.max_faults or self.count % self.args.every != 0:
+                return None
+            kind = FAULTS[self.faults % len(FAULTS)]
+            if kind == "drop" and not has_big_body:
+                kind = "503"
+            self.faults += 1
+            return kind
+
+
+def read_head(sock):
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            return None, b""
+        data += chunk
+        if len(data) > 1 << 20:
+            return None, b""
+    head, _, rest = data.partition(b"\r\n\r\n")
+    return head.decode("latin-1"), rest
+
+
+def header_value(head, name):
+    for line in head.split("\r\n")[1:]:
+        k, _, v = line.partition(":")
+        if k.strip().lower() == name:
+            return v.strip()
+    return None
+
+
+def send_error(client, status, log):
+    reason = {"500": "Internal Server Error", "503": "Service Unavailable", "429": "Too Many Requests"}[status]
+    body = b'{"errors":[{"code":"TOOMANYREQUESTS","message":"injected fault"}]}' if status == "429" else b"injected fault"
+    extra = "Retry-After: 1\r\n" if status in ("429", "503") else ""
+    client.sendall((f"HTTP/1.1 {status} {reason}\r\nContent-Length: {len(body)}\r\n{extra}"
+                    "Connection: close\r\n\r\n").encode() + body)
+
+
+def handle(client, state):
+    args = state.args
+    upstream = None
+    try:
+        head, rest = read_head(client)
+        if head is None:
+            return
+        method = head.split(" ", 1)[0]
+        length = int(header_value(head, "content-length") or "0")
+        fault = state.next_fault(length >= args.drop_min)
+        if fault:
+            with open(args.log, "a") as f:
+                f.write(f"{fault} {head.splitlines()[0]}\n")
+        if fault in ("500", "503", "429"):
+            # Drain the body so the client reads the answer, not a reset.
+            remaining = length - len(rest)
+            while remaining > 0:
+                chunk = client.recv(min(remaining, 1 << 20))
+                if not chunk:
+                    break
+                remaining -= len(chunk)
+            send_error(client, fault, args.log)
+            return
+        upstream = socket.create_connection(("127.0.0.1", args.upstream_port))
+        lines = [l for l in head.split("\r\n") if not l.lower().startswith("connection:")]
+        upstream.sendall(("\r\n".join(lines) + "\r\nConnection: close\r\n\r\n").encode("latin-1"))
+        limit = length // 2 if fault == "drop" else length
+        sent = 0
+        if rest:
+            piece = rest[: limit - sent] if limit < len(rest) else rest
+            upstream.sendall(piece)
+            sent += len(piece)
+        while sent < limit:
+            chunk = client.recv(min(limit - sent, 1 << 20))
+            if not chunk:
+                return
+            upstream.sendall(chunk)
+            sent += len(chunk)
+        if fault == "drop":
+            # Half the body reached the registry; now both connections die.
+            return
+        # Relay the answer until the registry closes (it was asked to).
+        while True:
+            chunk = upstream.recv(1 << 20)
+            if not chunk:
+                break
+            client.sendall(chunk)
+    except OSError:
+        pass
+    finally:
+        for s in (client, upstream):
+            if s is not None:
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                s.close()
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--upstream-port", type=int, required=True)
+    p.add_argument("--every", type=int, default=4)
+    p.add_argument("--max-faults", type=int, default=12)
+    p.add_argument("--drop-min", type=int, default=1 << 20)
+    p.add_argument("--log", required=True)
+    args = p.parse_args()
+    state = State(args)
+    srv = socket.socket()
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.bind(("127.0.0.1", args.port))
+    srv.listen(64)
+    print("ready", flush=True)
+    while True:
+        client, _ = srv.accept()
+        threading.Thread(target=handle, args=(client, state), daemon=True).start()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
