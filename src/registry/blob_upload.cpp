@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <optional>
 #include <thread>
 
 #include "registry/errors.hpp"
@@ -83,34 +84,44 @@ class Uploader {
     }
   }
 
-  void finish(HttpRequest& put) {
+  // The closing PUT (with the whole body for a monolithic upload). Not retried here: the callers
+  // know whether to resend everything or to ask the registry what it has.
+  HttpResponse finish(HttpRequest& put) {
     put.method = "PUT";
     put.url = add_query(location_, "digest", blob_.digest);
     put.headers.emplace_back("Content-Type", "application/octet-stream");
     SendOptions so;
-    so.retry = false;  // a PUT is one step of the upload; the caller retries the whole
-    HttpResponse r = t_.send(put, scopes_, so);
-    if (r.status == 201 || r.status == 204) return;
-    throw registry_error(r, "completing the " + what(), t_.registry());
+    so.retry = false;
+    return t_.send(put, scopes_, so);
   }
+
+  static bool created(const HttpResponse& r) { return r.status == 201 || r.status == 204; }
 
   // POST + PUT with the whole blob, retried as a unit (GGCR does the same).
   void upload_monolithic() {
     for (int attempt = 1;; ++attempt) {
+      std::string error;
+      std::optional<std::string> retry_after;
       try {
         if (location_.empty()) start_session();
         HttpRequest put;
         set_body(put, 0, blob_.size);
-        finish(put);
-        return;
-      } catch (const rp::Error& e) {
-        location_.clear();
-        if (arrived()) return;
-        if (attempt >= options_.retry.max_attempts) throw;
-        auto delay = backoff_delay(options_.retry, attempt);
-        spdlog::info("{}: {}; retrying in {} ms", what(), e.what(), delay.count());
-        std::this_thread::sleep_for(delay);
+        HttpResponse r = finish(put);
+        if (created(r)) return;
+        if (!is_retryable_status(r.status)) throw registry_error(r, "completing the " + what(), t_.registry());
+        error = "the registry answered " + std::to_string(r.status);
+        retry_after = r.header("retry-after");
+      } catch (const TransportError& e) {
+        error = e.what();
       }
+      location_.clear();
+      if (arrived()) return;
+      if (attempt >= options_.retry.max_attempts)
+        throw rp::Error(what() + " failed after " + std::to_string(attempt) + " attempts: " + error,
+                        "run the push again: blobs that arrived are not sent again");
+      auto delay = retry_delay(options_.retry, attempt, retry_after);
+      spdlog::info("{}: {}; retrying in {} ms", what(), error, delay.count());
+      std::this_thread::sleep_for(delay);
     }
   }
 
@@ -132,6 +143,7 @@ class Uploader {
     if (location_.empty()) start_session();
     while (true) {
       std::string error;
+      std::optional<std::string> retry_after;
       if (offset < blob_.size) {
         uint64_t len = std::min<uint64_t>(options_.chunk_size, blob_.size - offset);
         HttpRequest patch;
@@ -153,14 +165,17 @@ class Uploader {
           }
           if (r.status != 416 && !is_retryable_status(r.status)) throw registry_error(r, what(), t_.registry());
           error = "the registry answered " + std::to_string(r.status);
+          retry_after = r.header("retry-after");
         } catch (const TransportError& e) {
           error = e.what();
         }
       } else {
         HttpRequest put;
         try {
-          finish(put);
-          return;
+          HttpResponse r = finish(put);
+          if (created(r)) return;
+          if (!is_retryable_status(r.status)) throw registry_error(r, "completing the " + what(), t_.registry());
+          error = "the registry answered " + std::to_string(r.status);
         } catch (const TransportError& e) {
           error = e.what();
           if (arrived()) return;
@@ -170,8 +185,7 @@ class Uploader {
       if (++failures >= options_.retry.max_attempts)
         throw rp::Error(what() + " failed after " + std::to_string(failures) + " attempts: " + error,
                         "run the push again: blobs that arrived are not sent again");
-      auto delay = backoff_delay(options_.retry, failures);
-      std::this_thread::sleep_for(delay);
+      std::this_thread::sleep_for(retry_delay(options_.retry, failures, retry_after));
       uint64_t had = offset;
       if (!query_offset(offset)) {
         // The registry dropped the session (distribution does so when a chunk broke off midway).

@@ -195,6 +195,7 @@ HttpResponse perform_once(const HttpRequest& req) {
   // A stalled transfer (less than 1 KiB/s for 60 s) is a broken connection, not a slow one.
   curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1024L);
   curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, 60L);
+  if (req.timeout_ms > 0) curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, req.timeout_ms);
   curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, req.verify_tls ? 1L : 0L);
   curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, req.verify_tls ? 2L : 0L);
   curl_easy_setopt(curl, CURLOPT_USERAGENT, "rockpack/" ROCKPACK_VERSION);

@@ -36,6 +36,7 @@ struct HttpRequest {
   ByteSink* sink = nullptr;             // a 2xx body is streamed here instead of into response.body
   bool verify_tls = true;
   size_t max_body = 8u << 20;           // bodies kept in memory larger than this are an error
+  long timeout_ms = 0;                  // for the whole exchange; 0 = none (stalls are caught anyway)
 };
 
 struct HttpResponse {

@@ -38,6 +38,9 @@ void Transport::ping() {
     HttpRequest req;
     req.url = scheme + "://" + api_host_ + "/v2/";
     req.verify_tls = !insecure;
+    // Probing https on a registry that may well be plain http must not hang on a server that never
+    // answers a TLS handshake.
+    if (insecure && scheme == "https") req.timeout_ms = 10000;
     HttpResponse resp;
     bool answered = false;
     for (int attempt = 1; attempt <= options_.retry.max_attempts; ++attempt) {

@@ -11,6 +11,7 @@ import argparse
 import socket
 import sys
 import threading
+import time
 
 FAULTS = ["503", "drop", "429", "500", "drop"]
 
@@ -41,6 +42,8 @@ def read_head(sock):
         if not chunk:
             return None, b""
         data += chunk
+        if data[:1] == b"\x16":  # a TLS handshake: this is a plain-HTTP proxy, hang up at once
+            return None, b""
         if len(data) > 1 << 20:
             return None, b""
     head, _, rest = data.partition(b"\r\n\r\n")
@@ -86,6 +89,8 @@ def handle(client, state):
                 remaining -= len(chunk)
             send_error(client, fault, args.log)
             return
+        if args.delay_ms and length > 0:
+            time.sleep(args.delay_ms / 1000.0)  # slow uploads down, so a test can interrupt one
         upstream = socket.create_connection(("127.0.0.1", args.upstream_port))
         lines = [l for l in head.split("\r\n") if not l.lower().startswith("connection:")]
         upstream.sendall(("\r\n".join(lines) + "\r\nConnection: close\r\n\r\n").encode("latin-1"))
@@ -129,6 +134,7 @@ def main():
     p.add_argument("--every", type=int, default=4)
     p.add_argument("--max-faults", type=int, default=12)
     p.add_argument("--drop-min", type=int, default=1 << 20)
+    p.add_argument("--delay-ms", type=int, default=0, help="wait this long before forwarding a request with a body")
     p.add_argument("--log", required=True)
     args = p.parse_args()
     state = State(args)

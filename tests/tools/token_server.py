@@ -64,7 +64,7 @@ def make_handler(args, signer):
             self.end_headers()
             self.wfile.write(body)
 
-        def grant(self, user, scopes, service):
+        def grant(self, user, scopes, service, via):
             access = []
             for scope in scopes:
                 parts = scope.split(":")
@@ -77,7 +77,7 @@ def make_handler(args, signer):
             claims = {"iss": args.issuer, "sub": user or "", "aud": service, "exp": now + args.expires_in,
                       "nbf": now - 10, "iat": now, "jti": uuid.uuid4().hex, "access": access}
             token = signer.sign(claims)
-            self.record({"user": user, "scopes": scopes, "service": service})
+            self.record({"user": user, "scopes": scopes, "service": service, "via": via})
             body = json.dumps({"token": token, "access_token": token, "expires_in": args.expires_in}).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
@@ -96,7 +96,7 @@ def make_handler(args, signer):
                     self.record({"user": name, "denied": True})
                     return self.deny()
                 user = name
-            self.grant(user, q.get("scope", []), q.get("service", [""])[0])
+            self.grant(user, q.get("scope", []), q.get("service", [""])[0], "basic" if user else "anonymous")
 
         def do_POST(self):
             length = int(self.headers.get("Content-Length", "0"))
@@ -105,7 +105,7 @@ def make_handler(args, signer):
                     form.get("refresh_token", [""])[0] != args.refresh_token or not args.refresh_token:
                 self.record({"refresh": True, "denied": True})
                 return self.deny()
-            self.grant(args.refresh_user, form.get("scope", []), form.get("service", [""])[0])
+            self.grant(args.refresh_user, form.get("scope", []), form.get("service", [""])[0], "refresh")
 
     return Handler
 
