@@ -162,7 +162,7 @@ TEST_CASE("recipe: broken recipes fail with file:line:column and a useful messag
       {"files: []\n", "the recipe has no 'name'"},
       {"name: x\ntags: [\"bad tag\"]\n", "tag 'bad tag' is not a valid tag"},
       {"name: x\nplatform: linux\n", "recipe.yaml:2:11: invalid platform 'linux'"},
-      {"name: x\nbase: ubuntu:22.04\n", "recipe.yaml:2:7: base 'ubuntu:22.04' is not supported"},
+      {"name: x\nbase: Ubuntu:22.04\n", "recipe.yaml:2:7: base: invalid repository name"},
       {"name: x\nname: y\n", "duplicate key 'name'"},
       {"name: x\nfiles: [\n", "recipe.yaml:3:1: invalid YAML"},
       {"- just\n- a list\n", "a recipe must be a YAML mapping"},
