@@ -40,8 +40,12 @@ void run_push(const PushArgs& args) {
   registry::PushResult result;
   if (from.kind == ImageLocation::Kind::kOciLayout) {
     // The layout's own bytes go up: the digest in the registry is the digest in the layout.
-    SealedImage image = registry::sealed_from_oci_layout(from.path, from.tag);
-    result = registry::push_image(image, store, refs, session, from.path);
+    if (auto index = registry::index_from_oci_layout(from.path, from.tag)) {
+      result = registry::push_index(index->bytes, index->media_type, index->children, store, refs, session, from.path);
+    } else {
+      SealedImage image = registry::sealed_from_oci_layout(from.path, from.tag);
+      result = registry::push_image(image, store, refs, session, from.path);
+    }
   } else {
     // A docker archive has no manifest of its own: its layers enter the store and get an OCI manifest.
     Image img = import_local_image(from, store);

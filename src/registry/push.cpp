@@ -138,9 +138,11 @@ PushResult push_image(const SealedImage& image, const ContentStore& store, const
   return push_image(image, store, references, session);
 }
 
-PushResult push_index(const std::string& index_bytes, const std::vector<SealedImage>& children,
-                      const ContentStore& store, const std::vector<Reference>& references, Session& session) {
-  Pusher pusher(store, session);
+PushResult push_index(const std::string& index_bytes, const std::string& media_type,
+                      const std::vector<SealedImage>& children, const ContentStore& store,
+                      const std::vector<Reference>& references, Session& session,
+                      const std::filesystem::path& layout_dir) {
+  Pusher pusher(store, session, layout_dir);
   PushResult result;
   result.digest = sha256_digest(index_bytes);
   for (const auto& [name, refs] : by_repository(references)) {
@@ -150,7 +152,7 @@ PushResult push_index(const std::string& index_bytes, const std::vector<SealedIm
       pusher.put_manifest(first, child.manifest.digest, child.manifest_bytes, child.manifest.media_type);
     }
     for (const auto& ref : refs) {
-      pusher.put_manifest(ref, identifier_for(ref, result.digest), index_bytes, media::kOciIndex);
+      pusher.put_manifest(ref, identifier_for(ref, result.digest), index_bytes, media_type);
       result.pushed.push_back(pushed_name(ref, result.digest));
     }
   }

@@ -38,8 +38,11 @@ PushResult push_image(const SealedImage& image, const ContentStore& store, const
 PushResult push_image(const SealedImage& image, const ContentStore& store, const std::vector<Reference>& references,
                       const RegistryOptions& options);
 
-// A multi-platform image: `index_bytes` (an OCI image index listing `children` by digest).
-PushResult push_index(const std::string& index_bytes, const std::vector<SealedImage>& children,
-                      const ContentStore& store, const std::vector<Reference>& references, Session& session);
+// A multi-platform image: `index_bytes` (an OCI image index or Docker manifest list of type
+// `media_type`, listing `children` by digest). Children go first, by digest; the index last, by tag.
+PushResult push_index(const std::string& index_bytes, const std::string& media_type,
+                      const std::vector<SealedImage>& children, const ContentStore& store,
+                      const std::vector<Reference>& references, Session& session,
+                      const std::filesystem::path& layout_dir = {});
 
 }  // namespace rp::registry

@@ -56,6 +56,42 @@ set +e
 set -e
 assert_eq "$rc" "2" "exit code of an invalid reference"
 
+# --- A multi-platform index: children by digest first, then the index by tag ----------------------
+mkdir -p "$WORK/multi-src"
+for arch in amd64 arm64; do
+  printf 'name: multi\nplatform: linux/%s\nfiles:\n  - content: "%s"\n    dest: /arch\ntags: [%s]\n' "$arch" "$arch" "$arch" \
+    > "$WORK/multi-src/$arch.yaml"
+  "$ROCKPACK" --quiet build "$WORK/multi-src/$arch.yaml" -o "oci:$WORK/multi:$arch" > "$WORK/multi-src/$arch.digest"
+done
+index_digest=$(python3 - "$WORK/multi" <<'PY'
+import hashlib, json, sys
+d = sys.argv[1]
+idx = json.load(open(f"{d}/index.json"))
+children = []
+for m in idx["manifests"]:
+    cfg_digest = json.load(open(f"{d}/blobs/sha256/{m['digest'][7:]}"))["config"]["digest"]
+    cfg = json.load(open(f"{d}/blobs/sha256/{cfg_digest[7:]}"))
+    children.append({"mediaType": m["mediaType"], "digest": m["digest"], "size": m["size"],
+                     "platform": {"os": cfg["os"], "architecture": cfg["architecture"]}})
+body = json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.index.v1+json",
+                   "manifests": children}).encode()
+digest = hashlib.sha256(body).hexdigest()
+open(f"{d}/blobs/sha256/{digest}", "wb").write(body)
+idx["manifests"].append({"mediaType": "application/vnd.oci.image.index.v1+json", "digest": "sha256:" + digest,
+                         "size": len(body), "annotations": {"org.opencontainers.image.ref.name": "multi"}})
+json.dump(idx, open(f"{d}/index.json", "w"))
+print("sha256:" + digest)
+PY
+)
+pushed_index=$("$ROCKPACK" --quiet push "oci:$WORK/multi:multi" "$REG/test/multi:v1")
+assert_eq "$pushed_index" "$index_digest" "push of an index prints its digest"
+raw_digest=$(skopeo inspect --raw --tls-verify=false "docker://$REG/test/multi:v1" | sha256sum | cut -d' ' -f1)
+assert_eq "sha256:$raw_digest" "$index_digest" "the registry serves our index bytes"
+arm=$("$ROCKPACK" --quiet pull --platform linux/arm64 "$REG/test/multi:v1" "oci:$WORK/multi-arm:x")
+assert_eq "$arm" "$(cat "$WORK/multi-src/arm64.digest")" "pull picks the arm64 child of the index"
+assert_eq "$(skopeo inspect --tls-verify=false --override-arch arm64 "docker://$REG/test/multi:v1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["Architecture"])')" \
+  "arm64" "skopeo resolves the index"
+
 # --- Bases from the registry --------------------------------------------------------------------
 # skopeo puts a base there (once as OCI, once converted to Docker schema 2).
 base_digest=$(make_image "$WORK/base:v1" 2 1 "from-base")
