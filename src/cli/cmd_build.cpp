@@ -43,19 +43,15 @@ std::vector<std::string> repo_tags_for(const ImageLocation& loc, const BuildPlan
 void run_build(const BuildArgs& args) {
   auto started = std::chrono::steady_clock::now();
   Compression compression = Compression::parse(args.compression);
-  recipe::LoadOptions load = load_options(args.set);
-  recipe::Recipe recipe = recipe::load_recipe(args.recipe, load);
-
   std::vector<ImageLocation> outputs;
   for (const auto& o : args.outputs) outputs.push_back(ImageLocation::parse(o));
-  if (outputs.empty()) outputs.push_back(ImageLocation::parse("oci:out/" + recipe.name));
 
   PlanOptions plan_options;
-  plan_options.source_date_epoch = load.source_date_epoch.value_or(0);
   VcsInfo vcs = detect_vcs(fs::absolute(args.recipe).parent_path());
   plan_options.revision = args.revision.empty() ? vcs.revision : args.revision;
   plan_options.source = strip_userinfo(args.source.empty() ? vcs.source : args.source);
-  BuildPlan plan = make_plan(recipe, plan_options);
+  BuildPlan plan = load_and_plan(args.recipe, args.set, plan_options).plan;
+  if (outputs.empty()) outputs.push_back(ImageLocation::parse("oci:out/" + plan.name));
   spdlog::info("building {} ({} layer{}, {})", plan.name, plan.layers.size(), plan.layers.size() == 1 ? "" : "s",
                compression.str());
 
