@@ -349,3 +349,33 @@ TEST_CASE("wheel/merge reports two wheels writing one file and merges shared dir
     CHECK(msg.find(c.filename()) != std::string::npos);
   }
 }
+
+TEST_CASE("wheel/install takes modes from the zip's Unix attributes") {
+  TempDir dir;
+  TestWheel w;
+  w.files = {{"demo_pkg/no_unix_mode.py", "", 0},           // written on Windows: no mode at all
+             {"demo_pkg/group_exec", "", 0100710},           // any x bit makes it executable
+             {"demo_pkg/setuid", "", 0104755},               // special bits are not kept
+             {"demo_pkg/private.txt", "", 0100600}};         // read bits are normalized
+  auto tar = rp::test::read_layer(install_wheel(w.write(dir), kVenv).entries);
+  CHECK(tar.at(kSite + "/demo_pkg/no_unix_mode.py").mode == 0644);
+  CHECK(tar.at(kSite + "/demo_pkg/group_exec").mode == 0755);
+  CHECK(tar.at(kSite + "/demo_pkg/setuid").mode == 0755);
+  CHECK(tar.at(kSite + "/demo_pkg/private.txt").mode == 0644);
+}
+
+TEST_CASE("wheel/install rejects files where .data directories belong") {
+  TestWheel data_file;
+  data_file.files = {{data_file.data_dir(), "not a directory"}};
+  CHECK(install_error(data_file).find("where the .data directory belongs") != std::string::npos);
+  TestWheel key_file;
+  key_file.files = {{key_file.data_dir() + "/scripts", "not a directory"}};
+  CHECK(install_error(key_file).find("where a .data directory belongs") != std::string::npos);
+}
+
+TEST_CASE("wheel/install rejects two members landing on one path") {
+  TestWheel w;
+  w.files = {{"demo_pkg/mod.py", "A"}, {w.data_dir() + "/purelib/demo_pkg/mod.py", "B"}};
+  std::string error = install_error(w);
+  CHECK(error.find("would both be installed as /" + kSite + "/demo_pkg/mod.py") != std::string::npos);
+}
