@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "util/digest.hpp"
 #include "util/error.hpp"
 
 namespace rp::python {
@@ -11,11 +12,18 @@ namespace {
 
 const char* kind(const Entry& e) { return e.type == EntryType::kDirectory ? "directory" : "file"; }
 
-// Same bytes and mode: compare sizes first, and hash only when they agree.
+std::string sha256_of(const ContentSource& content) {
+  HashingSink sink;
+  content.write_to(sink);
+  return sink.finish_digest();
+}
+
+// Same bytes and mode: compare sizes first, and hash only when they agree. Content keys cannot be
+// compared: a wheel member's key may name its wheel rather than its bytes.
 bool same_file(const Entry& a, const Entry& b) {
   if (a.type != EntryType::kFile || b.type != EntryType::kFile) return false;
   if (a.mode != b.mode || !a.content || !b.content || a.content->size() != b.content->size()) return false;
-  return a.content->content_key() == b.content->content_key();
+  return sha256_of(*a.content) == sha256_of(*b.content);
 }
 
 }  // namespace

@@ -69,6 +69,7 @@ class WheelInstall {
       : scheme_(scheme), options_(options) {
     result_.filename = options.filename.empty() ? wheel_file.filename().string() : options.filename;
     filename_ = WheelFilename::parse(result_.filename);
+    if (!options.wheel_digest.empty()) digest_hex(options.wheel_digest);  // throws on a malformed digest
     archive_ = WheelArchive::open(wheel_file, result_.filename);
   }
 
@@ -218,7 +219,7 @@ class WheelInstall {
           continue;
         }
       }
-      file.content = std::make_shared<ZipMemberContent>(archive_, m);
+      file.content = std::make_shared<ZipMemberContent>(archive_, m, options_.wheel_digest);
       auto row = record_.find(m.name);
       if (row != record_.end()) used_record_rows_.insert(m.name);
       if (options_.verify_record) {

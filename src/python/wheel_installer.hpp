@@ -24,6 +24,10 @@ struct InstallOptions {
   // whole-wheel sha256 from the index is the integrity check, and hashing every member of a
   // multi-GB wheel twice is expensive. The CRC-32 of each member is always checked.
   bool verify_record = false;
+  // The verified "sha256:<hex>" of the wheel file, when the caller has it (a content-store blob
+  // checked against the index hash). Lets layer cache keys name members without inflating them;
+  // empty means members are hashed when a cache key is needed.
+  std::string wheel_digest;
   // The INSTALLER file's content (one line).
   std::string installer = "rockpack";
 };

@@ -7,6 +7,7 @@ namespace rp::python {
 void ZipMemberContent::write_to(ByteSink& sink) const { archive_->stream_member(member_, sink); }
 
 std::string ZipMemberContent::content_key() const {
+  if (!wheel_digest_.empty()) return "wheel-member:" + wheel_digest_ + ":" + member_.name;
   if (key_.empty()) {
     HashingSink hashing;
     archive_->stream_member(member_, hashing);
@@ -16,6 +17,7 @@ std::string ZipMemberContent::content_key() const {
 }
 
 std::string ZipMemberContent::quick_key() const {
+  if (!wheel_digest_.empty()) return content_key();
   return "wheel-member:" + archive_->file_identity() + ":" + std::to_string(member_.local_header_offset) + ":" +
          std::to_string(member_.crc32) + ":" + std::to_string(member_.uncompressed_size);
 }

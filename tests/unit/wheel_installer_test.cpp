@@ -5,6 +5,7 @@
 #include "python/install_plan.hpp"
 #include "python/wheel_installer.hpp"
 #include "python/wheel_record.hpp"
+#include "util/digest.hpp"
 #include "util/error.hpp"
 #include "wheel_test_support.hpp"
 
@@ -327,8 +328,16 @@ TEST_CASE("wheel/merge reports two wheels writing one file and merges shared dir
   TestWheel b;
   b.name = "beta";
   b.files = {{"shared_ns/beta/__init__.py", "B\n"}, {"shared_ns/__init__.py", ""}};
-  auto wa = install_wheel(a.write(dir), kVenv);
-  auto wb = install_wheel(b.write(dir), kVenv);
+  // With the wheels' digests, member content keys name the wheel instead of hashing the member;
+  // identical files from two wheels must still be recognised as identical.
+  InstallOptions a_options, b_options;
+  a_options.wheel_digest = rp::sha256_digest(a.bytes());
+  b_options.wheel_digest = rp::sha256_digest(b.bytes());
+  auto wa = install_wheel(a.write(dir), kVenv, a_options);
+  auto wb = install_wheel(b.write(dir), kVenv, b_options);
+  for (const auto& e : wa.entries)
+    if (e.path.ends_with("alpha/__init__.py"))
+      CHECK(e.content->content_key() == "wheel-member:" + a_options.wheel_digest + ":shared_ns/alpha/__init__.py");
   auto merged = rp::python::merge_installed_wheels({wa, wb});
   auto tar = rp::test::read_layer(merged);
   CHECK(tar.at(kSite + "/shared_ns/alpha/__init__.py").data == "A\n");
