@@ -124,8 +124,10 @@ class MemberReader {
 
   size_t read_deflated(char* out, size_t capacity) {
     if (finished_) return 0;
+    // zlib counts in uInt; a chunk of at most 1 GiB keeps the arithmetic exact.
+    size_t chunk = std::min<size_t>(capacity, 1u << 30);
     stream_.next_out = reinterpret_cast<Bytef*>(out);
-    stream_.avail_out = static_cast<uInt>(std::min<size_t>(capacity, 1u << 30));
+    stream_.avail_out = static_cast<uInt>(chunk);
     while (stream_.avail_out > 0 && !finished_) {
       if (stream_.avail_in == 0) {
         uint64_t left = member_.compressed_size - consumed_;
@@ -145,7 +147,7 @@ class MemberReader {
         fail(std::string("has a corrupt deflate stream (") + (stream_.msg ? stream_.msg : "zlib error") + ")");
       }
     }
-    return capacity - stream_.avail_out;
+    return chunk - stream_.avail_out;
   }
 
   const WheelArchive& archive_;
