@@ -202,6 +202,9 @@ class WheelInstall {
         continue;
       }
       if (is_script && launcher_skipped(m.name)) continue;  // an entry point of the same name wins
+      auto row = record_.find(m.name);
+      if (row != record_.end()) used_record_rows_.insert(m.name);
+      if (options_.verify_record) verify_against_record(m, row == record_.end() ? nullptr : &row->second);
       PlannedFile file;
       file.target = target;
       file.record.path = relative_path(root_dir_, target);
@@ -214,17 +217,11 @@ class WheelInstall {
           file.record.hash = record_hash(rewritten);
           file.record.size = std::to_string(rewritten.size());
           file.content = std::make_shared<InlineContent>(std::move(rewritten));
-          used_record_rows_.insert(m.name);
           add_file(std::move(file), m.name);
           continue;
         }
       }
       file.content = std::make_shared<ZipMemberContent>(archive_, m, options_.wheel_digest);
-      auto row = record_.find(m.name);
-      if (row != record_.end()) used_record_rows_.insert(m.name);
-      if (options_.verify_record) {
-        verify_against_record(m, row == record_.end() ? nullptr : &row->second);
-      }
       if (row != record_.end() && !row->second.hash.empty()) {
         file.record.hash = row->second.hash;
         file.record.size = row->second.size.empty() ? std::to_string(m.uncompressed_size) : row->second.size;
