@@ -140,6 +140,11 @@ TEST_CASE("wheel/install maps .data directories and rewrites #!python scripts") 
   check_row(rows, "../../../share/demo/config.txt", "key=value\n");
   check_row(rows, "demo_extra/mod.py", "X = 2\n");
   for (const auto& [path, row] : rows) CHECK_MESSAGE(path.find(".data/") == std::string::npos, path);
+
+  // RECORD describes the scripts as shipped; verification checks them before the rewrite.
+  InstallOptions verify;
+  verify.verify_record = true;
+  CHECK(install_wheel(w.write(dir), kVenv, verify).files == installed.files);
 }
 
 TEST_CASE("wheel/install uses the /bin/sh trick for long or spaced interpreter paths") {
