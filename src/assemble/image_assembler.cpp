@@ -9,7 +9,7 @@ AssembledImage assemble_image(const BuildPlan& plan, LayerBuilder& builder) {
   if (!out.image.config.contains("history")) out.image.config["history"] = nlohmann::json::array();
   out.image.annotations = plan.annotations;
   for (const auto& layer : plan.layers) {
-    BuiltLayer built = builder.build(layer.name, layer.entries);
+    BuiltLayer built = builder.build(layer.name, layer.entries, plan.name + "/" + layer.name);
     nlohmann::json history = {{"created", plan.created}, {"created_by", layer.created_by}};
     out.image.add_layer(built.layer, history);
     out.new_layers.push_back(built);

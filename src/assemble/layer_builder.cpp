@@ -96,7 +96,8 @@ std::string LayerBuilder::listing_key(const std::vector<Entry>& entries, bool qu
   return h.finish_digest();
 }
 
-BuiltLayer LayerBuilder::build(const std::string& name, const std::vector<Entry>& entries) {
+BuiltLayer LayerBuilder::build(const std::string& name, const std::vector<Entry>& entries,
+                               const std::string& lineage) {
   uint64_t expected = 0;
   for (const auto& e : entries) expected += e.size() + 512;
   if (progress_) progress_->layer_started(name, expected);
@@ -107,7 +108,8 @@ BuiltLayer LayerBuilder::build(const std::string& name, const std::vector<Entry>
   if (options_.use_cache) {
     quick_key = quick_cache_key(entries);
     auto hit = lookup("layers-quick", quick_key);
-    if (!hit) {
+    bool built_before = lineage.empty() || store_.get_record("layer-lineage", lineage).has_value();
+    if (!hit && built_before) {
       key = cache_key(entries);
       hit = lookup("layers", key);
       if (hit) store_.put_record("layers-quick", quick_key, record_of(hit->layer));
@@ -136,8 +138,11 @@ BuiltLayer LayerBuilder::build(const std::string& name, const std::vector<Entry>
   built.layer.blob.digest = blob->commit();
 
   if (options_.use_cache) {
-    store_.put_record("layers", key, record_of(built.layer));
+    // The content key is recorded only when it was computed for the lookup: computing it now would
+    // read every input a second time. A later build with changed file identities computes it then.
+    if (!key.empty()) store_.put_record("layers", key, record_of(built.layer));
     store_.put_record("layers-quick", quick_key, record_of(built.layer));
+    if (!lineage.empty()) store_.put_record("layer-lineage", lineage, {{"quick_key", quick_key}});
   }
   if (progress_) progress_->layer_finished(name, built.layer.uncompressed_size, built.layer.blob.size, false);
   return built;

@@ -31,8 +31,11 @@ class LayerBuilder {
   LayerBuilder(ContentStore& store, LayerOptions options, BuildProgress* progress = nullptr)
       : store_(store), options_(std::move(options)), progress_(progress) {}
 
-  // `entries` must have gone through finalize_entries().
-  BuiltLayer build(const std::string& name, const std::vector<Entry>& entries);
+  // `entries` must have gone through finalize_entries(). `lineage` names the layer across builds
+  // (recipe name + layer name): when a layer of that lineage was built before, a changed quick key
+  // is worth a content check (read and hash every input) before compressing again; when it never
+  // was, the build goes straight to the single streaming pass.
+  BuiltLayer build(const std::string& name, const std::vector<Entry>& entries, const std::string& lineage = {});
 
   // The cache key of a layer: every input that changes its bytes. Exposed for tests.
   std::string cache_key(const std::vector<Entry>& entries) const;

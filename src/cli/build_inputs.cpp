@@ -38,4 +38,13 @@ recipe::LoadOptions load_options(const std::vector<std::string>& set_pairs) {
   return o;
 }
 
+LoadedPlan load_and_plan(const std::string& recipe_file, const std::vector<std::string>& set_pairs,
+                         PlanOptions plan_options) {
+  recipe::LoadOptions load = load_options(set_pairs);
+  recipe::Recipe recipe = recipe::load_recipe(recipe_file, load);
+  plan_options.source_date_epoch = load.source_date_epoch.value_or(0);
+  BuildPlan plan = make_plan(recipe, plan_options);
+  return {std::move(recipe), std::move(plan)};
+}
+
 }  // namespace rp::cli

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "plan/plan.hpp"
 #include "recipe/model.hpp"
 
 namespace rp::cli {
@@ -15,5 +16,13 @@ std::map<std::string, std::string> parse_set_args(const std::vector<std::string>
 // $SOURCE_DATE_EPOCH when set; throws InputError when it is not a non-negative integer.
 std::optional<int64_t> source_date_epoch_from_env();
 recipe::LoadOptions load_options(const std::vector<std::string>& set_pairs);
+
+// Loads the recipe and plans the build: every check `build` makes before writing anything.
+struct LoadedPlan {
+  recipe::Recipe recipe;
+  BuildPlan plan;
+};
+LoadedPlan load_and_plan(const std::string& recipe_file, const std::vector<std::string>& set_pairs,
+                         PlanOptions plan_options = {});
 
 }  // namespace rp::cli

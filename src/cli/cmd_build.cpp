@@ -64,24 +64,24 @@ std::vector<std::string> repo_tags_for(const ImageLocation& loc, const BuildPlan
 void run_build(const BuildArgs& args) {
   auto started = std::chrono::steady_clock::now();
   Compression compression = Compression::parse(args.compression);
-  recipe::LoadOptions load = load_options(args.set);
-  recipe::Recipe recipe = recipe::load_recipe(args.recipe, load);
-
   std::vector<ImageLocation> outputs;
   for (const auto& o : args.outputs) outputs.push_back(ImageLocation::parse(o));
-  if (outputs.empty() && args.push.empty()) outputs.push_back(ImageLocation::parse("oci:out/" + recipe.name));
-  std::vector<registry::Reference> push_refs = push_references(args.push, recipe.tags);
+  for (const auto& p : args.push) (void)registry::parse_reference(p);  // bad references fail before any work
 
   ContentStore store(args.cache_dir.empty() ? ContentStore::default_root() : fs::path(args.cache_dir));
   registry::Session session(registry_options(args.registry));
 
   PlanOptions plan_options;
-  plan_options.source_date_epoch = load.source_date_epoch.value_or(0);
   VcsInfo vcs = detect_vcs(fs::absolute(args.recipe).parent_path());
   plan_options.revision = args.revision.empty() ? vcs.revision : args.revision;
   plan_options.source = strip_userinfo(args.source.empty() ? vcs.source : args.source);
-  if (!registry::is_scratch(recipe.base)) plan_options.base = registry::resolve_base(recipe.base, recipe.platform, store, session);
-  BuildPlan plan = make_plan(recipe, plan_options);
+  // A base other than scratch is pulled (or imported) into the store while planning.
+  plan_options.resolve_base = [&store, &session](const std::string& base, const Platform& platform) {
+    return registry::resolve_base(base, platform, store, session);
+  };
+  BuildPlan plan = load_and_plan(args.recipe, args.set, plan_options).plan;
+  if (outputs.empty() && args.push.empty()) outputs.push_back(ImageLocation::parse("oci:out/" + plan.name));
+  std::vector<registry::Reference> push_refs = push_references(args.push, plan.tags);
   spdlog::info("building {} ({} layer{}, {})", plan.name, plan.layers.size(), plan.layers.size() == 1 ? "" : "s",
                compression.str());
 

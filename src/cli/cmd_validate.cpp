@@ -15,11 +15,7 @@ struct ValidateArgs {
 };
 
 void run_validate(const ValidateArgs& args) {
-  recipe::LoadOptions load = load_options(args.set);
-  recipe::Recipe recipe = recipe::load_recipe(args.recipe, load);
-  PlanOptions plan_options;
-  plan_options.source_date_epoch = load.source_date_epoch.value_or(0);
-  BuildPlan plan = make_plan(recipe, plan_options);
+  BuildPlan plan = load_and_plan(args.recipe, args.set).plan;
   size_t entries = 0;
   uint64_t bytes = 0;
   for (const auto& l : plan.layers) {

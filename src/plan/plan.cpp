@@ -118,11 +118,13 @@ BuildPlan make_plan(const recipe::Recipe& r, const PlanOptions& options) {
 
   // A base's config is the starting point (Env, Entrypoint, Cmd, WorkingDir, User, Labels, history
   // and its diff_ids); the recipe's values go on top.
-  nlohmann::json cfg = options.base ? options.base->image.config : nlohmann::json::object();
-  if (options.base) {
-    plan.base = options.base->image;
-    plan.base_name = options.base->name;
-    plan.base_digest = options.base->digest;
+  std::optional<BaseImage> base = options.base;
+  if (!base && options.resolve_base && r.base != "scratch") base = options.resolve_base(r.base, r.platform);
+  nlohmann::json cfg = base ? base->image.config : nlohmann::json::object();
+  if (base) {
+    plan.base = base->image;
+    plan.base_name = base->name;
+    plan.base_digest = base->digest;
   }
   cfg["architecture"] = r.platform.architecture;
   cfg["os"] = r.platform.os;
@@ -130,7 +132,7 @@ BuildPlan make_plan(const recipe::Recipe& r, const PlanOptions& options) {
   else cfg.erase("variant");
   cfg["created"] = plan.created;
   if (!cfg.contains("config") || !cfg["config"].is_object()) cfg["config"] = nlohmann::json::object();
-  if (!options.base) cfg["rootfs"] = {{"type", "layers"}, {"diff_ids", nlohmann::json::array()}};
+  if (!base) cfg["rootfs"] = {{"type", "layers"}, {"diff_ids", nlohmann::json::array()}};
   if (!cfg.contains("history") || !cfg["history"].is_array()) cfg["history"] = nlohmann::json::array();
   add_config_values(r, cfg);
   plan.config = cfg;
@@ -140,9 +142,9 @@ BuildPlan make_plan(const recipe::Recipe& r, const PlanOptions& options) {
   if (!r.tags.empty()) plan.annotations["org.opencontainers.image.version"] = r.tags.front();
   if (!options.revision.empty()) plan.annotations["org.opencontainers.image.revision"] = options.revision;
   if (!options.source.empty()) plan.annotations["org.opencontainers.image.source"] = options.source;
-  if (options.base) {
-    plan.annotations["org.opencontainers.image.base.name"] = options.base->name;
-    if (!options.base->digest.empty()) plan.annotations["org.opencontainers.image.base.digest"] = options.base->digest;
+  if (base) {
+    plan.annotations["org.opencontainers.image.base.name"] = base->name;
+    if (!base->digest.empty()) plan.annotations["org.opencontainers.image.base.digest"] = base->digest;
   }
   for (const auto& [k, v] : r.annotations) plan.annotations[k] = v;
   return plan;

@@ -3,6 +3,7 @@
 // Layers are entry lists (with their contents' sources), the config is complete but for the diff_ids
 // of the new layers. Later stages (registry bases, apt, wheels) add their resolution here, so a lock
 // file can record exactly this.
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,7 +46,10 @@ struct PlanOptions {
   int64_t source_date_epoch = 0;
   std::string revision;  // VCS revision of the recipe, when known
   std::string source;    // URL of the recipe's repository, when known
-  std::optional<BaseImage> base;  // resolved base; absent for scratch
+  std::optional<BaseImage> base;  // the resolved base, when the caller has it already
+  // Resolves a recipe's base (anything but scratch) when `base` is not given: `rockpack build` pulls
+  // it here; `validate` leaves this empty and plans without the base's content.
+  std::function<BaseImage(const std::string& base, const Platform& platform)> resolve_base;
 };
 
 BuildPlan make_plan(const recipe::Recipe& recipe, const PlanOptions& options);

@@ -57,6 +57,9 @@ class Loader {
   std::optional<uint32_t> number(const Document& doc, const YAML::Node& node, const std::string& key, int base,
                                  uint32_t max);
   std::optional<std::string> image_path(const Document& doc, const YAML::Node& node, const std::string& key);
+  // The uid, gid and layer keys that files and symlinks items share.
+  void owner_and_layer(const Document& doc, const YAML::Node& item, uint32_t& uid, uint32_t& gid,
+                       std::string& layer);
   void convert_file(const Document& doc, const YAML::Node& item, Recipe& r);
   void convert_symlink(const Document& doc, const YAML::Node& item, Recipe& r);
   std::optional<std::vector<std::string>> command(const Document& doc, const YAML::Node& node, const std::string& key);
@@ -360,6 +363,13 @@ std::optional<std::vector<std::string>> Loader::command(const Document& doc, con
   return string_list(doc, node, key);
 }
 
+void Loader::owner_and_layer(const Document& doc, const YAML::Node& item, uint32_t& uid, uint32_t& gid,
+                             std::string& layer) {
+  if (auto n = item["uid"]) uid = number(doc, n, "uid", 10, 0x7fffffff).value_or(0);
+  if (auto n = item["gid"]) gid = number(doc, n, "gid", 10, 0x7fffffff).value_or(0);
+  if (auto n = item["layer"]) layer = text(doc, n, "layer").value_or(kDefaultLayer);
+}
+
 void Loader::convert_file(const Document& doc, const YAML::Node& item, Recipe& r) {
   if (!item.IsMap()) {
     diag_.error(at(doc, item), "each 'files' item must be a mapping with dest and content or src");
@@ -391,9 +401,7 @@ void Loader::convert_file(const Document& doc, const YAML::Node& item, Recipe& r
     diag_.error(f.where, "a files item needs 'dest'", "the absolute path in the image, e.g. dest: /usr/local/bin/tool");
   }
   if (auto n = item["mode"]) f.mode = number(doc, n, "mode", 8, 07777);
-  if (auto n = item["uid"]) f.uid = number(doc, n, "uid", 10, 0x7fffffff).value_or(0);
-  if (auto n = item["gid"]) f.gid = number(doc, n, "gid", 10, 0x7fffffff).value_or(0);
-  if (auto n = item["layer"]) f.layer = text(doc, n, "layer").value_or(kDefaultLayer);
+  owner_and_layer(doc, item, f.uid, f.gid, f.layer);
   r.files.push_back(std::move(f));
 }
 
@@ -416,9 +424,7 @@ void Loader::convert_symlink(const Document& doc, const YAML::Node& item, Recipe
   } else {
     diag_.error(s.where, "a symlinks item needs 'target'");
   }
-  if (auto n = item["uid"]) s.uid = number(doc, n, "uid", 10, 0x7fffffff).value_or(0);
-  if (auto n = item["gid"]) s.gid = number(doc, n, "gid", 10, 0x7fffffff).value_or(0);
-  if (auto n = item["layer"]) s.layer = text(doc, n, "layer").value_or(kDefaultLayer);
+  owner_and_layer(doc, item, s.uid, s.gid, s.layer);
   r.symlinks.push_back(std::move(s));
 }
 

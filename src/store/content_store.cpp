@@ -88,6 +88,8 @@ std::string ContentStore::BlobWriter::commit(const std::string& expected) {
   }
   // Renaming over an existing blob is harmless: same digest, same bytes (another build got there first).
   file_->commit_as(store_.blob_path(digest));
+  std::lock_guard lock(store_.fresh_mu_);
+  store_.fresh_.insert(digest);
   return digest;
 }
 
@@ -117,6 +119,11 @@ void ContentStore::read(const std::string& digest, ByteSink& sink) const {
   }
 }
 
+bool ContentStore::written_by_us(const std::string& digest) const {
+  std::lock_guard lock(fresh_mu_);
+  return fresh_.count(digest) > 0;
+}
+
 std::string ContentStore::read_all(const std::string& digest) const {
   StringSink out;
   read(digest, out);
@@ -124,11 +131,14 @@ std::string ContentStore::read_all(const std::string& digest) const {
 }
 
 void ContentStore::export_to(const std::string& digest, const fs::path& dest) const {
-  // Verify by hashing (cheaper than copying), then share the inode when the output is on the same
+  // Verify by hashing (cheaper than copying) unless this process just hashed the blob while writing
+  // it, then share the inode when the output is on the same
   // file system. Store blobs are read-only and re-verified on every read, so a shared inode cannot
   // silently corrupt later builds.
-  CountingSink discard;
-  read(digest, discard);
+  if (!written_by_us(digest)) {
+    CountingSink discard;
+    read(digest, discard);
+  }
   fs::path tmp = temp_sibling(dest);
   std::error_code ec;
   fs::create_directories(dest.parent_path(), ec);

@@ -4,7 +4,9 @@
 // so two builds sharing a store never see a partial blob; a blob that is read is hashed again on the
 // way out and a mismatch removes it (a corrupt cache heals itself on the next run).
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -62,7 +64,11 @@ class ContentStore {
 
  private:
   void sweep_stale_temporaries() const;
+  bool written_by_us(const std::string& digest) const;
   fs::path root_;
+  // Blobs this process hashed on their way in: exporting them needs no second hashing pass.
+  mutable std::mutex fresh_mu_;
+  std::set<std::string> fresh_;
 };
 
 }  // namespace rp

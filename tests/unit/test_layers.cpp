@@ -248,18 +248,18 @@ TEST_CASE("layer builder: the quick key never serves a stale layer") {
     return entries;
   };
   LayerBuilder builder(store, {Compression::parse("gzip"), 0, 1, true});
-  BuiltLayer first = builder.build("l", plan_entries());
-  CHECK(builder.build("l", plan_entries()).from_cache);
+  BuiltLayer first = builder.build("l", plan_entries(), "recipe/l");
+  CHECK(builder.build("l", plan_entries(), "recipe/l").from_cache);
 
   // Same size, new content: the file's ctime moves, the quick key misses, the content differs.
   write_file_atomic(src, "version two");
-  BuiltLayer changed = builder.build("l", plan_entries());
+  BuiltLayer changed = builder.build("l", plan_entries(), "recipe/l");
   CHECK_FALSE(changed.from_cache);
   CHECK(changed.layer.diff_id != first.layer.diff_id);
 
   // Rewritten with identical bytes: the quick key misses, the content key finds the layer.
   write_file_atomic(src, "version two");
-  BuiltLayer same = builder.build("l", plan_entries());
+  BuiltLayer same = builder.build("l", plan_entries(), "recipe/l");
   CHECK(same.from_cache);
   CHECK(same.layer.blob.digest == changed.layer.blob.digest);
 }

@@ -1,0 +1,43 @@
+#include "python/install_scheme.hpp"
+
+namespace rp::python {
+
+namespace {
+std::string strip_trailing_slashes(std::string path) {
+  // "/" becomes "" so that "/lib/..." comes out of prefix + "/lib/..."; data() puts it back.
+  while (!path.empty() && path.back() == '/') path.pop_back();
+  return path;
+}
+}  // namespace
+
+InstallScheme InstallScheme::venv(const std::string& prefix, int python_major, int python_minor) {
+  std::string p = strip_trailing_slashes(prefix);
+  std::string version = std::to_string(python_major) + "." + std::to_string(python_minor);
+  InstallScheme s;
+  s.prefix = p.empty() ? "/" : p;
+  s.purelib = p + "/lib/python" + version + "/site-packages";
+  s.platlib = s.purelib;
+  s.scripts = p + "/bin";
+  s.data = p.empty() ? "/" : p;
+  // venvs put headers under include/site (sysconfig "posix_venv"), keeping include/ for the base.
+  s.include = p + "/include/site/python" + version;
+  s.python = p + "/bin/python";
+  return s;
+}
+
+InstallScheme InstallScheme::prefix_install(const std::string& prefix, const std::string& python, int python_major,
+                                            int python_minor) {
+  std::string p = strip_trailing_slashes(prefix);
+  std::string version = std::to_string(python_major) + "." + std::to_string(python_minor);
+  InstallScheme s;
+  s.prefix = p.empty() ? "/" : p;
+  s.purelib = p + "/lib/python" + version + "/site-packages";
+  s.platlib = s.purelib;
+  s.scripts = p + "/bin";
+  s.data = p.empty() ? "/" : p;
+  s.include = p + "/include/python" + version;
+  s.python = python;
+  return s;
+}
+
+}  // namespace rp::python

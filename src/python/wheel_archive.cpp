@@ -1,0 +1,383 @@
+// Zip central directory parsing (with zip64) and checked member streaming.
+//
+// Layout reminders (APPNOTE.TXT): the end-of-central-directory record (EOCD, 22 bytes + comment)
+// is at the end of the file; when a count or offset does not fit 16/32 bits it is 0xFFFF/0xFFFFFFFF
+// and the real value lives in the zip64 EOCD record, found through the zip64 locator just before
+// the EOCD. Each central directory entry points to a local header that precedes the member's data.
+#include "python/wheel_archive.hpp"
+
+#include <fcntl.h>
+#include <libdeflate.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "util/error.hpp"
+
+namespace rp::python {
+
+namespace {
+
+constexpr uint32_t kLocalHeaderSignature = 0x04034b50;
+constexpr uint32_t kCentralHeaderSignature = 0x02014b50;
+constexpr uint32_t kEndSignature = 0x06054b50;
+constexpr uint32_t kZip64EndSignature = 0x06064b50;
+constexpr uint32_t kZip64LocatorSignature = 0x07064b50;
+constexpr size_t kEndRecordSize = 22;
+constexpr size_t kZip64LocatorSize = 20;
+constexpr size_t kZip64EndRecordSize = 56;
+constexpr size_t kCentralHeaderSize = 46;
+constexpr size_t kLocalHeaderSize = 30;
+constexpr size_t kMaxCommentSize = 0xffff;
+constexpr uint16_t kFlagEncrypted = 0x0001;
+constexpr uint16_t kFlagStrongEncryption = 0x0040;
+// Deflate cannot compress better than about 1032:1; anything claiming more is lying about its size
+// (a zip bomb or a corrupt directory). A little slack for tiny members.
+constexpr uint64_t kMaxDeflateRatio = 1032;
+constexpr uint64_t kDeflateSlack = 1024;
+
+uint16_t le16(const unsigned char* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
+uint32_t le32(const unsigned char* p) {
+  return static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) | (static_cast<uint32_t>(p[2]) << 16) |
+         (static_cast<uint32_t>(p[3]) << 24);
+}
+uint64_t le64(const unsigned char* p) { return le32(p) | (static_cast<uint64_t>(le32(p + 4)) << 32); }
+
+std::string errno_text() { return std::strerror(errno); }
+
+// Why a member name is unsafe to install, or empty when it is fine. Names are relative,
+// '/'-separated paths; nothing may climb out of the install root or be read differently on
+// another platform.
+std::string unsafe_name_reason(std::string_view name) {
+  if (name.empty()) return "an empty name";
+  if (name.front() == '/') return "an absolute path";
+  if (name.find('\\') != std::string_view::npos) return "a backslash";
+  if (name.find('\0') != std::string_view::npos) return "a NUL byte";
+  std::string_view rest = name;
+  if (rest.back() == '/') rest.remove_suffix(1);  // directory entries end with '/'
+  size_t start = 0;
+  while (start <= rest.size()) {
+    size_t end = rest.find('/', start);
+    if (end == std::string_view::npos) end = rest.size();
+    std::string_view part = rest.substr(start, end - start);
+    if (part.empty()) return "an empty path component";
+    if (part == "..") return "a '..' component";
+    if (part == ".") return "a '.' component";
+    start = end + 1;
+  }
+  return {};
+}
+
+// Pulls a member's uncompressed bytes in chunks; at the end checks the size and CRC-32 against
+// the central directory, so a corrupt or tampered member can never pass unnoticed.
+class MemberReader {
+ public:
+  MemberReader(const WheelArchive& archive, const ZipMember& member) : archive_(archive), member_(member) {
+    if (member.method == ZipMember::kDeflated) {
+      std::memset(&stream_, 0, sizeof stream_);
+      // Negative window bits: raw deflate, as zip stores it (no zlib header or trailer).
+      if (inflateInit2(&stream_, -MAX_WBITS) != Z_OK) fail("cannot initialise zlib");
+      inflating_ = true;
+    }
+  }
+  ~MemberReader() {
+    if (inflating_) inflateEnd(&stream_);
+  }
+  MemberReader(const MemberReader&) = delete;
+  MemberReader& operator=(const MemberReader&) = delete;
+
+  // Fills up to `capacity` bytes; returns 0 once the member is complete (and verified when
+  // `verify` is set).
+  size_t read(char* out, size_t capacity, bool verify = true) {
+    size_t n = member_.method == ZipMember::kStored ? read_stored(out, capacity) : read_deflated(out, capacity);
+    if (n > 0) {
+      produced_ += n;
+      if (produced_ > member_.uncompressed_size) fail("is larger than its recorded size");
+      crc_ = libdeflate_crc32(crc_, out, n);
+    } else if (verify) {
+      if (produced_ != member_.uncompressed_size)
+        fail("is " + std::to_string(produced_) + " bytes, its directory entry says " +
+             std::to_string(member_.uncompressed_size));
+      if (crc_ != member_.crc32) fail("fails its CRC-32 check (corrupt or tampered)");
+    }
+    return n;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const {
+    throw Error(archive_.display_name() + ": member '" + member_.name + "' " + what,
+                "the wheel is damaged; download it again or report it to its publisher");
+  }
+
+  size_t read_stored(char* out, size_t capacity) {
+    uint64_t left = member_.compressed_size - consumed_;
+    size_t n = static_cast<size_t>(std::min<uint64_t>(left, capacity));
+    if (n == 0) return 0;
+    archive_.read_at(member_.data_offset + consumed_, out, n);
+    consumed_ += n;
+    return n;
+  }
+
+  size_t read_deflated(char* out, size_t capacity) {
+    if (finished_) return 0;
+    // zlib counts in uInt; a chunk of at most 1 GiB keeps the arithmetic exact.
+    size_t chunk = std::min<size_t>(capacity, 1u << 30);
+    stream_.next_out = reinterpret_cast<Bytef*>(out);
+    stream_.avail_out = static_cast<uInt>(chunk);
+    while (stream_.avail_out > 0 && !finished_) {
+      if (stream_.avail_in == 0) {
+        uint64_t left = member_.compressed_size - consumed_;
+        if (left == 0) fail("is truncated (its deflate stream does not end)");
+        size_t n = static_cast<size_t>(std::min<uint64_t>(left, sizeof input_));
+        archive_.read_at(member_.data_offset + consumed_, input_, n);
+        consumed_ += n;
+        stream_.next_in = reinterpret_cast<Bytef*>(input_);
+        stream_.avail_in = static_cast<uInt>(n);
+      }
+      int rc = inflate(&stream_, Z_NO_FLUSH);
+      if (rc == Z_STREAM_END) {
+        finished_ = true;
+      } else if (rc != Z_OK) {
+        // Z_BUF_ERROR only means no progress was possible; with input and output space left it
+        // cannot happen, so any other code is a corrupt stream.
+        fail(std::string("has a corrupt deflate stream (") + (stream_.msg ? stream_.msg : "zlib error") + ")");
+      }
+    }
+    return chunk - stream_.avail_out;
+  }
+
+  const WheelArchive& archive_;
+  const ZipMember& member_;
+  z_stream stream_{};
+  bool inflating_ = false;
+  bool finished_ = false;
+  uint64_t consumed_ = 0;
+  uint64_t produced_ = 0;
+  uint32_t crc_ = 0;
+  char input_[64 * 1024];
+};
+
+}  // namespace
+
+std::shared_ptr<const WheelArchive> WheelArchive::open(const fs::path& file, std::string display_name) {
+  int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error("cannot open wheel " + file.string() + ": " + errno_text());
+  std::shared_ptr<WheelArchive> archive(
+      new WheelArchive(file, display_name.empty() ? file.string() : std::move(display_name), fd));
+  struct stat st {};
+  if (::fstat(archive->fd_.get(), &st) != 0) throw Error("cannot stat wheel " + file.string() + ": " + errno_text());
+  if (!S_ISREG(st.st_mode)) throw InputError(archive->display_name_ + ": not a regular file");
+  archive->file_size_ = static_cast<uint64_t>(st.st_size);
+  archive->file_identity_ = std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" +
+                            std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
+                            std::to_string(st.st_mtim.tv_nsec);
+  archive->read_central_directory();
+  return archive;
+}
+
+const ZipMember* WheelArchive::find(std::string_view name) const {
+  auto it = by_name_.find(std::string(name));
+  return it == by_name_.end() ? nullptr : &members_[it->second];
+}
+
+void WheelArchive::read_at(uint64_t offset, void* buffer, size_t size) const {
+  if (offset > file_size_ || size > file_size_ - offset)
+    throw Error(display_name_ + ": read past the end of the file (it changed or is truncated)");
+  auto* out = static_cast<char*>(buffer);
+  while (size > 0) {
+    ssize_t n = ::pread(fd_.get(), out, size, static_cast<off_t>(offset));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw Error("cannot read " + display_name_ + ": " + errno_text());
+    }
+    if (n == 0) throw Error(display_name_ + ": unexpected end of file (it changed or is truncated)");
+    out += n;
+    offset += static_cast<uint64_t>(n);
+    size -= static_cast<size_t>(n);
+  }
+}
+
+void WheelArchive::read_central_directory() {
+  auto bad = [this](const std::string& what) {
+    return InputError(display_name_ + ": not a valid wheel: " + what, "a wheel must be a plain zip archive");
+  };
+  if (file_size_ < kEndRecordSize) throw bad("too small to be a zip archive");
+
+  // The EOCD is the last record; only a comment (at most 64 KiB) may follow it.
+  size_t tail_size = static_cast<size_t>(std::min<uint64_t>(file_size_, kEndRecordSize + kMaxCommentSize));
+  std::string tail(tail_size, '\0');
+  uint64_t tail_offset = file_size_ - tail_size;
+  read_at(tail_offset, tail.data(), tail_size);
+  const auto* t = reinterpret_cast<const unsigned char*>(tail.data());
+  size_t eocd = std::string::npos;
+  for (size_t i = tail_size - kEndRecordSize + 1; i-- > 0;) {
+    if (le32(t + i) == kEndSignature && i + kEndRecordSize + le16(t + i + 20) == tail_size) {
+      eocd = i;
+      break;
+    }
+  }
+  if (eocd == std::string::npos) throw bad("no end-of-central-directory record");
+  const unsigned char* e = t + eocd;
+  uint64_t eocd_offset = tail_offset + eocd;
+  if (le16(e + 4) != 0 || le16(e + 6) != 0) throw bad("multi-disk archives are not supported");
+  uint64_t count = le16(e + 10);
+  uint64_t cd_size = le32(e + 12);
+  uint64_t cd_offset = le32(e + 16);
+  uint64_t cd_end_limit = eocd_offset;  // the central directory must end before this
+
+  // Zip64: the locator sits right before the EOCD and points to the zip64 EOCD record.
+  if (eocd_offset >= kZip64LocatorSize) {
+    unsigned char loc[kZip64LocatorSize];
+    read_at(eocd_offset - kZip64LocatorSize, loc, sizeof loc);
+    if (le32(loc) == kZip64LocatorSignature) {
+      uint64_t z64_offset = le64(loc + 8);
+      if (le32(loc + 4) != 0 || le32(loc + 16) > 1) throw bad("multi-disk archives are not supported");
+      if (z64_offset > eocd_offset - kZip64LocatorSize ||
+          eocd_offset - kZip64LocatorSize - z64_offset < kZip64EndRecordSize)
+        throw bad("zip64 end record points outside the file");
+      unsigned char z[kZip64EndRecordSize];
+      read_at(z64_offset, z, sizeof z);
+      if (le32(z) != kZip64EndSignature) throw bad("zip64 end record is missing");
+      if (le32(z + 16) != 0 || le32(z + 20) != 0) throw bad("multi-disk archives are not supported");
+      count = le64(z + 32);
+      cd_size = le64(z + 40);
+      cd_offset = le64(z + 48);
+      cd_end_limit = z64_offset;
+    }
+  }
+  if (cd_offset > cd_end_limit || cd_size > cd_end_limit - cd_offset)
+    throw bad("central directory points outside the file");
+  if (count > cd_size / kCentralHeaderSize) throw bad("central directory is too small for its entry count");
+
+  std::string cd(static_cast<size_t>(cd_size), '\0');
+  read_at(cd_offset, cd.data(), cd.size());
+  const auto* c = reinterpret_cast<const unsigned char*>(cd.data());
+  size_t pos = 0;
+  members_.reserve(static_cast<size_t>(count));
+  for (uint64_t i = 0; i < count; ++i) {
+    if (cd.size() - pos < kCentralHeaderSize || le32(c + pos) != kCentralHeaderSignature)
+      throw bad("corrupt central directory entry #" + std::to_string(i + 1));
+    const unsigned char* h = c + pos;
+    ZipMember m;
+    m.flags = le16(h + 8);
+    m.method = le16(h + 10);
+    m.crc32 = le32(h + 16);
+    m.compressed_size = le32(h + 20);
+    m.uncompressed_size = le32(h + 24);
+    size_t name_len = le16(h + 28), extra_len = le16(h + 30), comment_len = le16(h + 32);
+    uint16_t disk = le16(h + 34);
+    m.external_attr = le32(h + 38);
+    m.local_header_offset = le32(h + 42);
+    if (cd.size() - pos - kCentralHeaderSize < name_len + extra_len + comment_len)
+      throw bad("central directory entry #" + std::to_string(i + 1) + " runs past the directory");
+    m.name.assign(cd.data() + pos + kCentralHeaderSize, name_len);
+    const unsigned char* extra = h + kCentralHeaderSize + name_len;
+
+    // Zip64 extended information (id 1): only the fields saturated in the header are present,
+    // in this fixed order.
+    bool need_usize = m.uncompressed_size == 0xffffffffu, need_csize = m.compressed_size == 0xffffffffu;
+    bool need_offset = m.local_header_offset == 0xffffffffu, need_disk = disk == 0xffff;
+    for (size_t x = 0; x + 4 <= extra_len;) {
+      uint16_t id = le16(extra + x), len = le16(extra + x + 2);
+      if (x + 4 + len > extra_len) throw bad("corrupt extra field in '" + m.name + "'");
+      if (id == 0x0001) {
+        const unsigned char* f = extra + x + 4;
+        size_t need = 8 * (need_usize + need_csize + need_offset) + 4 * need_disk;
+        if (len < need) throw bad("truncated zip64 field in '" + m.name + "'");
+        if (need_usize) m.uncompressed_size = le64(f), f += 8, need_usize = false;
+        if (need_csize) m.compressed_size = le64(f), f += 8, need_csize = false;
+        if (need_offset) m.local_header_offset = le64(f), f += 8, need_offset = false;
+        if (need_disk) disk = static_cast<uint16_t>(le32(f) ? 1 : 0), need_disk = false;
+      }
+      x += 4 + len;
+    }
+    if (need_usize || need_csize || need_offset || need_disk) throw bad("missing zip64 field in '" + m.name + "'");
+    if (disk != 0) throw bad("multi-disk archives are not supported");
+    pos += kCentralHeaderSize + name_len + extra_len + comment_len;
+
+    std::string reason = unsafe_name_reason(m.name);
+    if (!reason.empty())
+      throw InputError(display_name_ + ": member '" + m.name + "' has " + reason,
+                       "refusing to install a wheel whose paths could escape the install location");
+    if (m.flags & (kFlagEncrypted | kFlagStrongEncryption))
+      throw InputError(display_name_ + ": member '" + m.name + "' is encrypted", "wheels cannot be encrypted");
+    if (m.method != ZipMember::kStored && m.method != ZipMember::kDeflated)
+      throw InputError(display_name_ + ": member '" + m.name + "' uses compression method " +
+                           std::to_string(m.method) + "; only stored (0) and deflate (8) are supported",
+                       "wheels must use stored or deflate compression");
+    if (m.method == ZipMember::kStored && m.compressed_size != m.uncompressed_size)
+      throw bad("stored member '" + m.name + "' has different compressed and uncompressed sizes");
+    if (m.method == ZipMember::kDeflated && m.uncompressed_size > kDeflateSlack &&
+        (m.uncompressed_size - kDeflateSlack) / kMaxDeflateRatio > m.compressed_size)
+      throw bad("member '" + m.name + "' claims an impossible compression ratio (" +
+                std::to_string(m.compressed_size) + " -> " + std::to_string(m.uncompressed_size) + " bytes)");
+    if (m.is_directory() && m.uncompressed_size != 0) throw bad("directory entry '" + m.name + "' has content");
+
+    // The local header repeats the name; its length decides where the data starts.
+    if (m.local_header_offset > cd_offset || cd_offset - m.local_header_offset < kLocalHeaderSize)
+      throw bad("member '" + m.name + "' points outside the file");
+    unsigned char local[kLocalHeaderSize];
+    read_at(m.local_header_offset, local, sizeof local);
+    if (le32(local) != kLocalHeaderSignature) throw bad("member '" + m.name + "' has no local header");
+    uint64_t local_name_len = le16(local + 26), local_extra_len = le16(local + 28);
+    m.data_offset = m.local_header_offset + kLocalHeaderSize + local_name_len + local_extra_len;
+    if (m.data_offset > cd_offset || m.compressed_size > cd_offset - m.data_offset)
+      throw bad("member '" + m.name + "' points outside the file");
+    if (local_name_len != name_len) throw bad("member '" + m.name + "' has a different name in its local header");
+    std::string local_name(name_len, '\0');
+    read_at(m.local_header_offset + kLocalHeaderSize, local_name.data(), name_len);
+    // Two names for one member is a known trick to show a checker one file and install another.
+    if (local_name != m.name) throw bad("member '" + m.name + "' has a different name in its local header");
+
+    if (!by_name_.emplace(m.name, members_.size()).second)
+      throw InputError(display_name_ + ": member '" + m.name + "' appears twice",
+                       "a wheel may hold each path only once");
+    members_.push_back(std::move(m));
+  }
+
+  // No two members may share bytes: overlapping members are how zip bombs multiply their output.
+  std::vector<const ZipMember*> by_offset;
+  by_offset.reserve(members_.size());
+  for (const auto& m : members_) by_offset.push_back(&m);
+  std::sort(by_offset.begin(), by_offset.end(),
+            [](const ZipMember* a, const ZipMember* b) { return a->local_header_offset < b->local_header_offset; });
+  for (size_t i = 1; i < by_offset.size(); ++i) {
+    const ZipMember& prev = *by_offset[i - 1];
+    if (by_offset[i]->local_header_offset < prev.data_offset + prev.compressed_size)
+      throw bad("members '" + prev.name + "' and '" + by_offset[i]->name + "' overlap");
+  }
+}
+
+void WheelArchive::stream_member(const ZipMember& member, ByteSink& sink) const {
+  MemberReader reader(*this, member);
+  static thread_local std::string buffer(256 * 1024, '\0');
+  while (size_t n = reader.read(buffer.data(), buffer.size())) sink.write(buffer.data(), n);
+}
+
+std::string WheelArchive::read_member(const ZipMember& member, uint64_t max_size) const {
+  if (member.uncompressed_size > max_size)
+    throw InputError(display_name_ + ": member '" + member.name + "' is " + std::to_string(member.uncompressed_size) +
+                     " bytes, more than the " + std::to_string(max_size) + " allowed for it");
+  StringSink sink;
+  stream_member(member, sink);
+  return sink.take();
+}
+
+std::string WheelArchive::read_prefix(const ZipMember& member, size_t count) const {
+  MemberReader reader(*this, member);
+  std::string out(static_cast<size_t>(std::min<uint64_t>(count, member.uncompressed_size)), '\0');
+  size_t have = 0;
+  while (have < out.size()) {
+    size_t n = reader.read(out.data() + have, out.size() - have, /*verify=*/false);
+    if (n == 0) break;
+    have += n;
+  }
+  out.resize(have);
+  return out;
+}
+
+}  // namespace rp::python

@@ -1,0 +1,40 @@
+#pragma once
+// A layer file whose bytes come straight out of a wheel: the member is inflated while the tar is
+// written, so installing a wheel never needs an unpacked copy on disk.
+#include <memory>
+#include <string>
+
+#include "assemble/entry.hpp"
+#include "python/wheel_archive.hpp"
+
+namespace rp::python {
+
+class ZipMemberContent final : public ContentSource {
+ public:
+  // `member` must belong to `archive` (it points into archive->members()). `wheel_digest`, when
+  // known, is the verified "sha256:<hex>" of the whole wheel file: it identifies every member's
+  // bytes, so cache keys need not inflate the member just to hash it.
+  ZipMemberContent(std::shared_ptr<const WheelArchive> archive, const ZipMember& member,
+                   std::string wheel_digest = {})
+      : archive_(std::move(archive)), member_(member), wheel_digest_(std::move(wheel_digest)) {}
+
+  uint64_t size() const override { return member_.uncompressed_size; }
+  // Inflates the member into `sink`; throws rp::Error naming the wheel and member when the CRC-32
+  // or the size does not match the central directory.
+  void write_to(ByteSink& sink) const override;
+  // With a wheel digest: "wheel-member:<wheel digest>:<member name>" (free). Without:
+  // "sha256:<hex>" of the uncompressed bytes (computed once, on first use: inflates the member).
+  std::string content_key() const override;
+  std::string describe() const override { return archive_->display_name() + ":" + member_.name; }
+  // The content key when the wheel digest is known; otherwise the wheel file's identity plus the
+  // member's offset and CRC, which changes whenever the bytes may.
+  std::string quick_key() const override;
+
+ private:
+  std::shared_ptr<const WheelArchive> archive_;
+  const ZipMember& member_;
+  std::string wheel_digest_;
+  mutable std::string key_;
+};
+
+}  // namespace rp::python
