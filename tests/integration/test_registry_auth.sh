@@ -49,6 +49,18 @@ assert_eq "$RC" "0" "push with stored Basic credentials: $OUT"
 assert_eq "$(skopeo_digest --creds "alice:$BASIC_PW" "docker://$REG/test/app:v1")" "$digest" "skopeo sees the pushed image"
 run pull "$REG/test/app:v1" "oci:$WORK/basic-pulled"
 assert_eq "$RC" "0" "pull with Basic credentials: $OUT"
+# Blob downloads redirected to another host ("storage", here another port): the registry's
+# credentials must not follow the redirect.
+start_fault_proxy "$REG" --max-faults 0 --upstream-auth "alice:$BASIC_PW"
+STORAGE=$PROXY
+start_fault_proxy "$REG" --max-faults 0 --redirect-blobs-to "$STORAGE"
+echo "$BASIC_PW" | "$ROCKPACK" login "$PROXY" -u alice --password-stdin >> "$ALL" 2>&1 || fail "login through the proxy"
+rm -rf "$XDG_CACHE_HOME"
+: > "$WORK/faults.log"
+run pull "$PROXY/test/app:v1" "oci:$WORK/redirect-pulled"
+assert_eq "$RC" "0" "pull with blob redirects: $OUT"
+grep -q "storage authorization=absent GET /v2/test/app/blobs/" "$WORK/faults.log" || fail "no redirected blob download seen"
+if grep -q "storage authorization=present" "$WORK/faults.log"; then fail "credentials were sent to another host"; fi
 rm -f "$DOCKER_CONFIG/config.json"
 
 # --- token auth -----------------------------------------------------------------------------------
@@ -118,6 +130,19 @@ files:
 YAML
 run build "$WORK/app/recipe.yaml" --push "$REG/test/built:v1"
 assert_eq "$RC" "0" "build on a token-auth base and push: $OUT"
+
+# Short-lived tokens are replaced before they run out: a slow push outlives several of them.
+TOKEN_REG=$REG
+start_token_server --user "bob:$TOKEN_PW" --expires-in 6
+start_registry token-short "$TOKEN_AUTH"
+start_fault_proxy "$REG" --max-faults 0 --delay-ms 800
+echo "$TOKEN_PW" | "$ROCKPACK" login "$PROXY" -u bob --password-stdin >> "$ALL" 2>&1 || fail "login (short tokens)"
+: > "$WORK/token.log"
+run push --registry-parallel 1 "oci:$WORK/img:v1" "$PROXY/test/expiry:v1"
+assert_eq "$RC" "0" "push with short-lived tokens: $OUT"
+grants=$(grep -c '"scopes": \["repository:test/expiry:pull,push"\]' "$WORK/token.log" || true)
+[ "$grants" -ge 2 ] || fail "expected the token to be refreshed during the push, got $grants grant(s)"
+REG=$TOKEN_REG
 
 # --- no secret anywhere ---------------------------------------------------------------------------
 for repo in test/app:v1 test/built:v1; do

@@ -8,6 +8,7 @@ the body to the registry. At most --max-faults faults are injected, so a well-be
 finishes. Listens on 127.0.0.1 only; forwards to 127.0.0.1 only. Writes one line per fault to --log.
 """
 import argparse
+import base64
 import socket
 import sys
 import threading
@@ -73,9 +74,24 @@ def handle(client, state):
         head, rest = read_head(client)
         if head is None:
             return
-        method = head.split(" ", 1)[0]
+        method, target = head.split(" ", 2)[:2]
         length = int(header_value(head, "content-length") or "0")
-        fault = state.next_fault(length >= args.drop_min)
+        fault = None
+        if args.redirect_blobs_to and method == "GET" and "/blobs/sha256:" in target:
+            # Send the client to "storage": another proxy, on another port (another origin).
+            client.sendall(f"HTTP/1.1 307 Temporary Redirect\r\nLocation: http://{args.redirect_blobs_to}{target}\r\n"
+                           "Content-Length: 0\r\nConnection: close\r\n\r\n".encode())
+            return
+        if args.upstream_auth:
+            # Playing storage: note whether the client sent credentials, then use our own.
+            with open(args.log, "a") as f:
+                auth = "present" if header_value(head, "authorization") else "absent"
+                f.write(f"storage authorization={auth} {method} {target}\n")
+            lines = [l for l in head.split("\r\n") if not l.lower().startswith("authorization:")]
+            lines.append("Authorization: Basic " + base64.b64encode(args.upstream_auth.encode()).decode())
+            head = "\r\n".join(lines)
+        else:
+            fault = state.next_fault(length >= args.drop_min)
         if fault:
             with open(args.log, "a") as f:
                 f.write(f"{fault} {head.splitlines()[0]}\n")
@@ -135,6 +151,8 @@ def main():
     p.add_argument("--max-faults", type=int, default=12)
     p.add_argument("--drop-min", type=int, default=1 << 20)
     p.add_argument("--delay-ms", type=int, default=0, help="wait this long before forwarding a request with a body")
+    p.add_argument("--redirect-blobs-to", default="", help="HOST:PORT: answer blob GETs with a 307 there")
+    p.add_argument("--upstream-auth", default="", help="USER:PASS: play storage, forward every request with these")
     p.add_argument("--log", required=True)
     args = p.parse_args()
     state = State(args)

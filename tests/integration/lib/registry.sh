@@ -65,16 +65,18 @@ htpasswd_auth() {
 # nothing. TOKEN_AUTH holds the registry's auth section. Requests are logged to $WORK/token.log.
 start_token_server() {
   need openssl
-  openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=rockpack-test-token" \
-    -keyout "$WORK/token.key" -out "$WORK/token.crt" >/dev/null 2>&1 || fail "openssl could not make a key"
   TOKEN_PORT=$(free_port)
-  python3 "$TOOLS/token_server.py" --port "$TOKEN_PORT" --key "$WORK/token.key" --cert "$WORK/token.crt" \
-    --log "$WORK/token.log" "$@" > "$WORK/token_server.out" 2>&1 &
+  # Each server its own key (servers run side by side); the request log is shared.
+  local key="$WORK/token-$TOKEN_PORT.key" crt="$WORK/token-$TOKEN_PORT.crt"
+  openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=rockpack-test-token" \
+    -keyout "$key" -out "$crt" >/dev/null 2>&1 || fail "openssl could not make a key"
+  python3 "$TOOLS/token_server.py" --port "$TOKEN_PORT" --key "$key" --cert "$crt" \
+    --log "$WORK/token.log" "$@" > "$WORK/token_server-$TOKEN_PORT.out" 2>&1 &
   _RP_PIDS+=($!)
   wait_http "http://127.0.0.1:$TOKEN_PORT/token"
   : > "$WORK/token.log"
   TOKEN_AUTH=$(printf 'auth:\n  token:\n    realm: http://127.0.0.1:%s/token\n    service: rockpack-test-registry\n    issuer: rptest-issuer\n    rootcertbundle: %s\n' \
-    "$TOKEN_PORT" "$WORK/token.crt")
+    "$TOKEN_PORT" "$crt")
 }
 
 # start_fault_proxy UPSTREAM_HOSTPORT [ARGS...]: sets PROXY (host:port); faults logged to $WORK/faults.log.
