@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <optional>
 #include <thread>
 
@@ -65,6 +66,13 @@ class Uploader {
     auto loc = r.header("location");
     if (r.status != 202 || !loc) throw registry_error(r, "starting the " + what(), t_.registry());
     location_ = resolve_url(r.url, *loc);
+    // A registry may ask for a minimum chunk size (OCI-Chunk-Min-Length); chunks smaller than that are refused.
+    if (auto min = r.header("oci-chunk-min-length")) {
+      try {
+        chunk_size_ = std::max<uint64_t>(chunk_size_, std::stoull(*min));
+      } catch (const std::exception&) {
+      }
+    }
   }
 
   void set_body(HttpRequest& req, uint64_t offset, uint64_t length) const {
@@ -145,7 +153,7 @@ class Uploader {
       std::string error;
       std::optional<std::string> retry_after;
       if (offset < blob_.size) {
-        uint64_t len = std::min<uint64_t>(options_.chunk_size, blob_.size - offset);
+        uint64_t len = std::min<uint64_t>(chunk_size_, blob_.size - offset);
         HttpRequest patch;
         patch.method = "PATCH";
         patch.url = location_;
@@ -205,6 +213,7 @@ class Uploader {
   const RegistryOptions& options_;
   Scopes scopes_;
   std::string location_;
+  uint64_t chunk_size_ = options_.chunk_size;
 };
 
 }  // namespace

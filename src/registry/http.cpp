@@ -288,6 +288,8 @@ HttpResponse perform(const HttpRequest& request) {
     if (!same_origin(req.url, next)) {
       // Credentials belong to the registry; storage servers authenticate with the signed URL.
       std::erase_if(req.headers, [](const auto& h) { return lower(h.first) == "authorization"; });
+      // --insecure-registry covers the registry, not wherever it sends us.
+      req.verify_tls = true;
     }
     if (resp.status == 303) {
       req.method = "GET";
