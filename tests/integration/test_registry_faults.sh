@@ -10,7 +10,7 @@ cd "$WORK"
 
 start_registry faults
 digest=$(make_image "$WORK/img:v1" 3 3 "faults")
-start_fault_proxy "$REG" --every 3 --max-faults 10 --drop-min 100000
+start_fault_proxy "$REG" --every 3 --max-faults 12 --drop-min 100000
 
 # Chunked uploads (1 MiB chunks) through the faulty proxy.
 out=$("$ROCKPACK" push --chunk-size 1 "oci:$WORK/img:v1" "$PROXY/test/chunked:v1" 2>&1) || fail "chunked push failed: $out"
@@ -18,6 +18,9 @@ faults=$(wc -l < "$WORK/faults.log")
 [ "$faults" -ge 5 ] || fail "only $faults faults were injected"
 grep -q '^drop PATCH' "$WORK/faults.log" || fail "no upload chunk was cut off: $(cat "$WORK/faults.log")"
 grep -q '^429' "$WORK/faults.log" || fail "no 429 was injected"
+grep -q '^cut PATCH' "$WORK/faults.log" || fail "no upload chunk was cut before the registry: $(cat "$WORK/faults.log")"
+# After a cut-off chunk the registry still has the chunks before it: the upload resumes there.
+grep -Eq "resuming at byte [1-9][0-9]* of" <<<"$out" || fail "no upload resumed from the registry's Range: $out"
 assert_eq "$(skopeo_digest "docker://$REG/test/chunked:v1")" "$digest" "digest after a faulty chunked push"
 
 # Monolithic uploads (one PUT per blob) through a fresh set of faults.

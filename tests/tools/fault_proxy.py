@@ -2,9 +2,10 @@
 """An HTTP proxy for the tests that sits between rockpack and a loopback registry and misbehaves.
 
 One request per client connection (answers carry Connection: close). Requests are numbered; every
---every'th one gets a fault, cycling through: an HTTP error (500, 503, or 429 with Retry-After), and,
-for requests with a body larger than --drop-min bytes, a connection dropped after forwarding part of
-the body to the registry. At most --max-faults faults are injected, so a well-behaved client always
+--every'th one gets an HTTP error (503 or 429 with Retry-After, 500); every --every-body'th request
+with a body larger than --drop-min bytes has its connection dropped after forwarding part of the
+body to the registry ("drop"), or cut off halfway with nothing forwarded, as a buffering load
+balancer would ("cut": the registry's upload state stays consistent, so the client can resume). At most --max-faults faults are injected, so a well-behaved client always
 finishes. Listens on 127.0.0.1 only; forwards to 127.0.0.1 only. Writes one line per fault to --log.
 """
 import argparse
@@ -14,24 +15,29 @@ import sys
 import threading
 import time
 
-FAULTS = ["503", "drop", "429", "500", "drop"]
+# Requests with a large body (blob uploads) and all others are counted separately, so every kind of
+# fault reliably lands where it matters, whatever the interleaving of parallel uploads.
+BODY_FAULTS = ["drop", "cut", "503"]
+OTHER_FAULTS = ["503", "429", "500"]
 
 
 class State:
     def __init__(self, args):
         self.args = args
         self.lock = threading.Lock()
-        self.count = 0
+        self.counts = {True: 0, False: 0}
+        self.injected = {True: 0, False: 0}
         self.faults = 0
 
     def next_fault(self, has_big_body):
         with self.lock:
-            self.count += 1
-            if self.faults >= self.args.max_faults or self.count % self.args.every != 0:
+            every = self.args.every_body if has_big_body else self.args.every
+            self.counts[has_big_body] += 1
+            if self.faults >= self.args.max_faults or self.counts[has_big_body] % every != 0:
                 return None
-            kind = FAULTS[self.faults % len(FAULTS)]
-            if kind == "drop" and not has_big_body:
-                kind = "503"
+            kinds = BODY_FAULTS if has_big_body else OTHER_FAULTS
+            kind = kinds[self.injected[has_big_body] % len(kinds)]
+            self.injected[has_big_body] += 1
             self.faults += 1
             return kind
 
@@ -107,6 +113,14 @@ def handle(client, state):
             return
         if args.delay_ms and length > 0:
             time.sleep(args.delay_ms / 1000.0)  # slow uploads down, so a test can interrupt one
+        if fault == "cut":
+            remaining = length // 2 - len(rest)
+            while remaining > 0:
+                chunk = client.recv(min(remaining, 1 << 20))
+                if not chunk:
+                    break
+                remaining -= len(chunk)
+            return
         upstream = socket.create_connection(("127.0.0.1", args.upstream_port))
         lines = [l for l in head.split("\r\n") if not l.lower().startswith("connection:")]
         upstream.sendall(("\r\n".join(lines) + "\r\nConnection: close\r\n\r\n").encode("latin-1"))
@@ -147,7 +161,8 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--upstream-port", type=int, required=True)
-    p.add_argument("--every", type=int, default=4)
+    p.add_argument("--every", type=int, default=4, help="fault every N-th request without a large body")
+    p.add_argument("--every-body", type=int, default=2, help="fault every N-th request with a large body")
     p.add_argument("--max-faults", type=int, default=12)
     p.add_argument("--drop-min", type=int, default=1 << 20)
     p.add_argument("--delay-ms", type=int, default=0, help="wait this long before forwarding a request with a body")
