@@ -21,11 +21,8 @@ assert_eq "$(skopeo inspect "oci:$WORK/skopeo-copy:v1" | python3 -c 'import json
   "$digest" "skopeo copies what we pushed without changing it"
 
 # Second push: everything is there already.
-start=$(date +%s%N)
 out=$("$ROCKPACK" push "oci:$WORK/img:v1" "$REG/test/app:v1" 2>&1)
-ms=$(( ($(date +%s%N) - start) / 1000000 ))
 assert_contains "$out" "pushed 0 blobs (0.0 MiB), 4 already there" "second push sends nothing"
-[ "$ms" -lt 5000 ] || fail "second push took $ms ms"
 
 # Another repository of the same registry: blobs are mounted, not uploaded.
 out=$("$ROCKPACK" push "oci:$WORK/img:v1" "$REG/other/app:v1" 2>&1)
