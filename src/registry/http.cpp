@@ -94,6 +94,14 @@ size_t on_body(char* data, size_t size, size_t n, void* user) {
     curl_easy_getinfo(ex->curl, CURLINFO_RESPONSE_CODE, &status);
     ex->to_sink = ex->request->sink && status >= 200 && status < 300;
     ex->decided = true;
+    if (ex->to_sink && ex->request->before_sink) {
+      try {
+        ex->request->before_sink(status);
+      } catch (const std::exception& e) {
+        ex->sink_error = e.what();
+        return 0;
+      }
+    }
   }
   if (ex->to_sink) {
     try {

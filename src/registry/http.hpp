@@ -8,6 +8,7 @@
 // ByteSink (blob downloads never sit in memory); other bodies are kept, bounded, for error messages.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -34,6 +35,9 @@ struct HttpRequest {
   std::string body;                     // sent when `file` is not set
   std::optional<FileRange> file;        // body from a file range
   ByteSink* sink = nullptr;             // a 2xx body is streamed here instead of into response.body
+  // Called with the status of a 2xx response before its first body byte reaches `sink`
+  // (a resumed download learns whether the server honoured its Range).
+  std::function<void(long status)> before_sink;
   bool verify_tls = true;
   size_t max_body = 8u << 20;           // bodies kept in memory larger than this are an error
   long timeout_ms = 0;                  // for the whole exchange; 0 = none (stalls are caught anyway)

@@ -1,5 +1,7 @@
 #include "registry/manifest_fetch.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <nlohmann/json.hpp>
 
 #include "image/media_types.hpp"
@@ -42,22 +44,53 @@ FetchedManifest fetch_manifest(Transport& transport, const std::string& reposito
   return m;
 }
 
+namespace {
+
+// The destination of one blob download across attempts. A transfer that broke off keeps what
+// arrived; the next attempt asks for the rest with a Range request, and starts over only when the
+// server answers with the whole blob instead (200 rather than 206).
+class ResumableDownload final : public ByteSink {
+ public:
+  explicit ResumableDownload(ContentStore& store) : store_(store) {}
+  void write(const void* data, size_t size) override { writer_->write(data, size); }
+  using ByteSink::write;
+  uint64_t have() const { return writer_ ? writer_->size() : 0; }
+  void restart() { writer_ = store_.begin_blob(); }
+  std::string commit(const std::string& digest) { return writer_->commit(digest); }
+
+ private:
+  ContentStore& store_;
+  std::unique_ptr<ContentStore::BlobWriter> writer_;
+};
+
+}  // namespace
+
 void fetch_blob(Transport& transport, const std::string& repository, const std::string& digest, ContentStore& store) {
   if (store.contains(digest)) return;
   HttpRequest req;
   req.url = "/v2/" + repository + "/blobs/" + digest;
-  std::unique_ptr<ContentStore::BlobWriter> writer;
+  ResumableDownload download(store);
   SendOptions so;
-  // Each attempt writes a fresh temporary: a transfer that broke off leaves nothing behind.
   so.before_attempt = [&](HttpRequest& r) {
-    writer = store.begin_blob();
-    r.sink = writer.get();
+    std::erase_if(r.headers, [](const auto& h) { return h.first == "Range"; });
+    if (download.have() > 0) {
+      spdlog::info("download of blob {} broke off; resuming at byte {}", digest.substr(0, 19), download.have());
+      r.headers.emplace_back("Range", "bytes=" + std::to_string(download.have()) + "-");
+    } else {
+      download.restart();
+    }
+    r.sink = &download;
+    r.before_sink = [&download](long status) {
+      if (status != 206) download.restart();  // the whole blob is coming: drop the partial one
+    };
   };
   std::string what = "download of blob " + digest + " from " + transport.registry() + "/" + repository;
   HttpResponse r = transport.send(req, {repository_scope(repository, "pull")}, so);
-  if (!r.ok()) throw registry_error(r, what, transport.registry());
+  // 416 to a resumed request: the part that arrived may be the whole blob; the digest decides.
+  bool complete_already = r.status == 416 && download.have() > 0;
+  if (!r.ok() && !complete_already) throw registry_error(r, what, transport.registry());
   try {
-    writer->commit(digest);
+    download.commit(digest);
   } catch (const rp::Error& e) {
     throw rp::Error(what + ": " + e.what(), e.hint());
   }

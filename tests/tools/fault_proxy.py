@@ -29,6 +29,14 @@ class State:
         self.injected = {True: 0, False: 0}
         self.faults = 0
 
+    def next_download_fault(self):
+        with self.lock:
+            self.downloads = getattr(self, "downloads", 0) + 1
+            if self.faults >= self.args.max_faults or self.downloads % self.args.every_download != 0:
+                return None
+            self.faults += 1
+            return "cutresp"
+
     def next_fault(self, has_big_body):
         with self.lock:
             every = self.args.every_body if has_big_body else self.args.every
@@ -96,6 +104,8 @@ def handle(client, state):
             lines = [l for l in head.split("\r\n") if not l.lower().startswith("authorization:")]
             lines.append("Authorization: Basic " + base64.b64encode(args.upstream_auth.encode()).decode())
             head = "\r\n".join(lines)
+        elif args.every_download and method == "GET" and "/blobs/sha256:" in target:
+            fault = state.next_download_fault()
         else:
             fault = state.next_fault(length >= args.drop_min)
         if fault:
@@ -139,6 +149,24 @@ def handle(client, state):
         if fault == "drop":
             # Half the body reached the registry; now both connections die.
             return
+        if fault == "cutresp":
+            # Relay the headers and half the body of the download, then hang up.
+            head_out, body = read_head(upstream)
+            if head_out is None:
+                return
+            total = int(header_value(head_out, "content-length") or "0")
+            client.sendall(head_out.encode("latin-1") + b"\r\n\r\n")
+            half, sent_body = total // 2, 0
+            while sent_body < half:
+                if not body:
+                    body = upstream.recv(1 << 20)
+                    if not body:
+                        break
+                piece = body[: half - sent_body]
+                client.sendall(piece)
+                sent_body += len(piece)
+                body = body[len(piece):]
+            return
         # Relay the answer until the registry closes (it was asked to).
         while True:
             chunk = upstream.recv(1 << 20)
@@ -163,6 +191,7 @@ def main():
     p.add_argument("--upstream-port", type=int, required=True)
     p.add_argument("--every", type=int, default=4, help="fault every N-th request without a large body")
     p.add_argument("--every-body", type=int, default=2, help="fault every N-th request with a large body")
+    p.add_argument("--every-download", type=int, default=0, help="cut every N-th blob download halfway (0: never)")
     p.add_argument("--max-faults", type=int, default=12)
     p.add_argument("--drop-min", type=int, default=1 << 20)
     p.add_argument("--delay-ms", type=int, default=0, help="wait this long before forwarding a request with a body")
