@@ -57,7 +57,8 @@ struct HttpResponse {
 // The connection failed (refused, reset, timed out, TLS): no HTTP status to look at. Retryable.
 class TransportError : public rp::Error {
  public:
-  TransportError(std::string message, bool tls) : rp::Error(std::move(message)), tls_(tls) {}
+  TransportError(std::string message, bool tls, std::string hint = {})
+      : rp::Error(std::move(message), std::move(hint)), tls_(tls) {}
   bool tls_failure() const { return tls_; }
 
  private:

@@ -2,12 +2,10 @@
 
 #include <spdlog/spdlog.h>
 
-#include <atomic>
 #include <functional>
 #include <map>
 #include <mutex>
 
-#include "image/media_types.hpp"
 #include "registry/blob_locations.hpp"
 #include "registry/blob_upload.hpp"
 #include "registry/errors.hpp"
@@ -36,7 +34,13 @@ class Pusher {
     Transport& t = session_.transport(ref.registry);
     std::vector<BlobSource> sources;
     sources.push_back(BlobSource{image.config.digest, image.config_bytes.size(), {}, &image.config_bytes});
-    for (const auto& l : image.layers) sources.push_back(BlobSource{l.blob.digest, static_cast<uint64_t>(l.blob.size), blob_file(l.blob.digest), nullptr});
+    for (const auto& l : image.layers) {
+      // An image may list the same layer twice (e.g. an empty layer); it is uploaded once.
+      bool seen = false;
+      for (const auto& s : sources) seen = seen || s.digest == l.blob.digest;
+      if (!seen)
+        sources.push_back(BlobSource{l.blob.digest, static_cast<uint64_t>(l.blob.size), blob_file(l.blob.digest), nullptr});
+    }
     std::vector<std::function<void()>> jobs;
     for (const auto& src : sources) {
       jobs.push_back([this, &t, &ref, src] {
@@ -71,7 +75,7 @@ class Pusher {
     req.headers.emplace_back("Content-Type", media_type);
     req.body = bytes;
     std::string digest = sha256_digest(bytes);
-    std::string what = "push of manifest " + digest + " to " + ref.name() + ":" + identifier;
+    std::string what = "push of manifest " + digest + " to " + ref.name() + (is_valid_digest(identifier) ? "@" : ":") + identifier;
     HttpResponse r = t.send(req, {repository_scope(ref.repository, "pull,push")});
     if (r.status != 201 && r.status != 200 && r.status != 202) throw registry_error(r, what, ref.registry);
     if (auto d = r.header("docker-content-digest"); d && *d != digest)

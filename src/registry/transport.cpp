@@ -98,7 +98,10 @@ HttpResponse Transport::send(HttpRequest req, Scopes scopes, const SendOptions& 
     try {
       resp = perform(req);
     } catch (const TransportError& e) {
-      if (!so.retry || attempt >= options_.retry.max_attempts) throw;
+      if (!so.retry) throw;
+      if (attempt >= options_.retry.max_attempts)
+        throw TransportError("the connection to " + registry_ + " failed " + std::to_string(attempt) + " times: " + e.what(),
+                             e.tls_failure(), "check the network and the registry; running the command again resumes the work");
       auto delay = backoff_delay(options_.retry, attempt);
       spdlog::info("{} {}: {}; retrying in {} ms", req.method, redact_url(req.url), e.what(), delay.count());
       std::this_thread::sleep_for(delay);
