@@ -38,7 +38,8 @@ std::chrono::milliseconds retry_delay(const RetryPolicy& policy, int attempt,
                                       const std::optional<std::string>& retry_after) {
   auto backoff = backoff_delay(policy, attempt);
   if (retry_after) {
-    if (auto ra = parse_retry_after(*retry_after)) return std::max(*ra, backoff);
+    if (auto ra = parse_retry_after(*retry_after))
+      return std::min<std::chrono::milliseconds>(std::max(*ra, backoff), policy.max_retry_after);
   }
   return backoff;
 }

@@ -22,7 +22,8 @@ bool is_retryable_status(long status);
 std::chrono::milliseconds backoff_delay(const RetryPolicy& policy, int attempt);
 // Parses Retry-After: delta-seconds or an HTTP-date. nullopt when absent or unparseable.
 std::optional<std::chrono::milliseconds> parse_retry_after(const std::string& value);
-// What to actually wait: the server's Retry-After when it gave one (never less than the backoff), else the backoff.
+// What to actually wait: the server's Retry-After when it gave one (never less than the backoff, never
+// more than max_retry_after), else the backoff.
 std::chrono::milliseconds retry_delay(const RetryPolicy& policy, int attempt, const std::optional<std::string>& retry_after);
 
 }  // namespace rp::registry

@@ -166,6 +166,7 @@ TEST_CASE("registry/retry: Retry-After and backoff") {
     CHECK(backoff_delay(p, 10).count() <= 1250);
   }
   CHECK(retry_delay(p, 1, std::string("2")).count() >= 2000);
+  CHECK(retry_delay(p, 1, std::string("86400")) == std::chrono::milliseconds(p.max_retry_after));
   CHECK(is_retryable_status(503));
   CHECK(is_retryable_status(429));
   CHECK_FALSE(is_retryable_status(404));
