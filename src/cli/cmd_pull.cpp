@@ -37,7 +37,10 @@ void run_pull(const PullArgs& args) {
   std::string tag = !to.tag.empty() ? to.tag : ref.has_tag() ? ref.tag : ref.has_digest() ? "" : registry::kDefaultTag;
   write_oci_layout(image, store, to.path, tag.empty() ? std::vector<std::string>{} : std::vector<std::string>{tag});
   spdlog::info("pulled {} ({} layers) into {}", pulled.pinned(), pulled.image.layers.size(), to.str());
-  std::printf("%s\n", pulled.manifest_digest.c_str());
+  if (image.manifest.digest != pulled.manifest_digest)
+    spdlog::info("the Docker schema 2 manifest became an OCI manifest: {}", image.manifest.digest);
+  // The digest of what was written (the registry's, unless a Docker manifest was converted).
+  std::printf("%s\n", image.manifest.digest.c_str());
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 #pragma once
 // Exact-bytes images for the registry commands: what `rockpack push oci:DIR` sends must be the
 // layout's own manifest and config (so the digest stays), and what `rockpack pull` writes must be
-// the registry's own manifest (so `pull` then `push` round-trips to the same digest).
+// the registry's own manifest (so `pull` then `push` round-trips to the same digest; for Docker
+// schema 2 images only the manifest's media types change, see below).
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -26,6 +27,8 @@ struct LayoutIndex {
 std::optional<LayoutIndex> index_from_oci_layout(const std::filesystem::path& dir, const std::string& tag);
 
 // A pulled image, with the manifest and config bytes the registry served (both are in the store).
+// A Docker schema 2 manifest is rewritten with OCI media types (OCI layouts hold OCI manifests);
+// its config and layers are unchanged.
 SealedImage sealed_from_pull(const PullResult& pulled, const ContentStore& store);
 
 }  // namespace rp::registry

@@ -144,6 +144,16 @@ PY
     "$app_digest" "$flavour: local output equals pushed image"
 done
 
+# A Docker schema 2 image pulled into an OCI layout gets an OCI manifest (as skopeo copy does); its
+# config and layers stay the same.
+v2s2=$("$ROCKPACK" --quiet pull "$REG/lib/base:v2s2" "oci:$WORK/v2s2-pulled")
+assert_eq "$(skopeo inspect "oci:$WORK/v2s2-pulled:v2s2" | python3 -c 'import json,sys; print(json.load(sys.stdin)["Digest"])')" \
+  "$v2s2" "skopeo reads the pulled schema 2 image from the layout"
+config_of() { skopeo inspect --raw "$@" | python3 -c 'import json,sys; print(json.load(sys.stdin)["config"]["digest"])'; }
+assert_eq "$(config_of "oci:$WORK/v2s2-pulled:v2s2")" "$(config_of --tls-verify=false "docker://$REG/lib/base:v2s2")" \
+  "schema 2 pull keeps the config"
+assert_eq "$("$ROCKPACK" --quiet push "oci:$WORK/v2s2-pulled:v2s2" "$REG/copy/base:v2s2")" "$v2s2" "converted image pushed back"
+
 # A base from an OCI layout on disk works the same way.
 cat > "$WORK/app-oci/recipe-local.yaml" <<YAML
 name: app
