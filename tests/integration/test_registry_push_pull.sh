@@ -165,4 +165,16 @@ YAML
 "$ROCKPACK" --quiet build "$WORK/app-oci/recipe-local.yaml" -o "oci:$WORK/local-base-out:x" >/dev/null
 n=$(skopeo inspect "oci:$WORK/local-base-out:x" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["Layers"]))')
 assert_eq "$n" "3" "layers of an image built on an oci: base"
+# And from a docker archive (written by skopeo): no manifest there, so base.name only.
+skopeo copy -q "oci:$WORK/base:v1" "docker-archive:$WORK/base.tar:example.test/base:v1"
+sed "s|base: oci:.*|base: docker-archive:$WORK/base.tar|" "$WORK/app-oci/recipe-local.yaml" > "$WORK/app-oci/recipe-archive.yaml"
+"$ROCKPACK" --quiet build "$WORK/app-oci/recipe-archive.yaml" -o "oci:$WORK/archive-base-out:x" >/dev/null
+skopeo inspect --raw "oci:$WORK/archive-base-out:x" > "$WORK/am.json"
+python3 - "$WORK/am.json" "$WORK/base.tar" <<'PY' || fail "image built on a docker-archive base"
+import json, sys
+m = json.load(open(sys.argv[1]))
+assert len(m["layers"]) == 3, m
+assert m["annotations"]["org.opencontainers.image.base.name"] == "docker-archive:" + sys.argv[2], m["annotations"]
+assert "org.opencontainers.image.base.digest" not in m["annotations"]
+PY
 echo "ok"
