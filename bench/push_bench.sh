@@ -25,7 +25,8 @@ trap cleanup EXIT
 export XDG_CACHE_HOME="$WORK/cache"
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-start_registry() {  # NAME -> prints host:port
+# start_registry NAME: sets REG to its host:port. (Not run in $(...): the pid must reach PIDS here.)
+start_registry() {
   local name=$1 port
   port=$(free_port)
   mkdir -p "$WORK/$name"
@@ -38,7 +39,7 @@ YAML
   docker-registry serve "$WORK/$name/config.yml" > "$WORK/$name/log" 2>&1 &
   PIDS+=($!)
   for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$port/v2/" && break; sleep 0.1; done
-  echo "127.0.0.1:$port"
+  REG="127.0.0.1:$port"
 }
 
 # The image: LAYERS layers of incompressible data, gzip level 1 (so skopeo has nothing to recompress).
@@ -60,8 +61,10 @@ rm -rf "$WORK/src" "$XDG_CACHE_HOME"
 bytes=$(du -sb "$WORK/layout/blobs" | cut -f1)
 mib=$(python3 -c "print(round($bytes / 1048576))")
 
-REG_A=$(start_registry rockpack)
-REG_B=$(start_registry skopeo)
+start_registry rockpack
+REG_A=$REG
+start_registry skopeo
+REG_B=$REG
 
 # measure NAME CMD...: wall seconds and max RSS (MiB) into $WALL and $RSS.
 measure() {
