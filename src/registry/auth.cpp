@@ -10,7 +10,7 @@
 
 #include "registry/base64.hpp"
 #include "registry/errors.hpp"
-#include "registry/url.hpp"
+#include "net/url.hpp"
 #include "util/error.hpp"
 
 namespace rp::registry {
@@ -130,7 +130,7 @@ std::optional<std::string> Authenticator::authorization(const Scopes& scopes) {
   return std::nullopt;
 }
 
-bool Authenticator::on_unauthorized(const HttpResponse& response, Scopes& scopes) {
+bool Authenticator::on_unauthorized(const net::HttpResponse& response, Scopes& scopes) {
   std::vector<Challenge> challenges;
   for (const auto& h : response.header_all("www-authenticate")) {
     auto parsed = parse_challenges(h);
@@ -167,14 +167,14 @@ bool Authenticator::on_unauthorized(const HttpResponse& response, Scopes& scopes
 Authenticator::Token Authenticator::fetch_token(const Scopes& scopes) {
   const Challenge& ch = *bearer_;
   std::string realm = ch.param("realm");
-  UrlParts realm_parts = split_url(realm);
+  net::UrlParts realm_parts = net::split_url(realm);
   if (realm_parts.scheme != "https" && !(realm_parts.scheme == "http" && allow_insecure_(realm_parts.authority)))
-    throw rp::Error("the registry " + registry_ + " sends clients for tokens to " + redact_url(realm) +
+    throw rp::Error("the registry " + registry_ + " sends clients for tokens to " + net::redact_url(realm) +
                         ", which is not an https URL",
                     "use --insecure-registry " + realm_parts.authority + " if that server is trusted");
 
   const auto& cred = credential();
-  HttpRequest req;
+  net::HttpRequest req;
   req.verify_tls = !allow_insecure_(realm_parts.authority) || realm_parts.scheme != "https";
   req.max_body = 1u << 20;  // a token response is small; more is an error (containers/image: 1 MiB)
   if (cred && !cred->identity_token.empty()) {
@@ -182,25 +182,25 @@ Authenticator::Token Authenticator::fetch_token(const Scopes& scopes) {
     req.method = "POST";
     req.url = realm;
     req.headers.emplace_back("Content-Type", "application/x-www-form-urlencoded");
-    req.body = "grant_type=refresh_token&client_id=rockpack&refresh_token=" + url_encode(cred->identity_token);
-    if (!ch.param("service").empty()) req.body += "&service=" + url_encode(ch.param("service"));
-    for (const auto& s : scopes) req.body += "&scope=" + url_encode(s);
+    req.body = "grant_type=refresh_token&client_id=rockpack&refresh_token=" + net::url_encode(cred->identity_token);
+    if (!ch.param("service").empty()) req.body += "&service=" + net::url_encode(ch.param("service"));
+    for (const auto& s : scopes) req.body += "&scope=" + net::url_encode(s);
   } else {
     req.url = realm;
-    if (!ch.param("service").empty()) req.url = add_query(req.url, "service", ch.param("service"));
-    for (const auto& s : scopes) req.url = add_query(req.url, "scope", s);
+    if (!ch.param("service").empty()) req.url = net::add_query(req.url, "service", ch.param("service"));
+    for (const auto& s : scopes) req.url = net::add_query(req.url, "scope", s);
     if (cred && !cred->username.empty()) {
-      req.url = add_query(req.url, "account", cred->username);
+      req.url = net::add_query(req.url, "account", cred->username);
       req.headers.emplace_back("Authorization", "Basic " + base64_encode(cred->username + ":" + cred->password));
     }
   }
 
-  HttpResponse resp;
+  net::HttpResponse resp;
   for (int attempt = 1;; ++attempt) {
     try {
-      resp = perform(req);
+      resp = net::perform(req);
       if (!is_retryable_status(resp.status) || attempt >= retry_.max_attempts) break;
-    } catch (const TransportError& e) {
+    } catch (const net::TransportError& e) {
       if (attempt >= retry_.max_attempts)
         throw rp::Error("cannot reach the token server of " + registry_ + ": " + e.what());
     }

@@ -13,7 +13,7 @@
 
 #include "registry/challenge.hpp"
 #include "registry/credentials.hpp"
-#include "registry/http.hpp"
+#include "net/http.hpp"
 #include "registry/retry.hpp"
 
 namespace rp::registry {
@@ -41,7 +41,7 @@ class Authenticator {
   std::optional<std::string> authorization(const Scopes& scopes);
   // After a 401: learns from its challenge (new scheme, wider scope, expired token). Returns true when
   // retrying the request may now succeed; `scopes` may have been widened.
-  bool on_unauthorized(const HttpResponse& response, Scopes& scopes);
+  bool on_unauthorized(const net::HttpResponse& response, Scopes& scopes);
 
  private:
   struct Token {

@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "registry/errors.hpp"
-#include "registry/url.hpp"
+#include "net/url.hpp"
 #include "util/error.hpp"
 
 namespace rp::registry {
@@ -22,26 +22,26 @@ class Uploader {
       : t_(t), repo_(repository), blob_(blob), options_(o), scopes_{repository_scope(repository, "pull,push")} {}
 
   bool exists() {
-    HttpRequest req;
+    net::HttpRequest req;
     req.method = "HEAD";
     req.url = "/v2/" + repo_ + "/blobs/" + blob_.digest;
-    HttpResponse r = t_.send(req, scopes_);
+    net::HttpResponse r = t_.send(req, scopes_);
     if (r.status == 200) return true;
     if (r.status == 404) return false;
     throw registry_error(r, "checking for blob " + short_digest(blob_.digest) + " in " + where(), t_.registry());
   }
 
   bool mount(const std::string& from) {
-    HttpRequest req;
+    net::HttpRequest req;
     req.method = "POST";
-    req.url = add_query(add_query("/v2/" + repo_ + "/blobs/uploads/", "mount", blob_.digest), "from", from);
+    req.url = net::add_query(net::add_query("/v2/" + repo_ + "/blobs/uploads/", "mount", blob_.digest), "from", from);
     Scopes scopes = scopes_;
     scopes.push_back(repository_scope(from, "pull"));
-    HttpResponse r = t_.send(req, scopes);
+    net::HttpResponse r = t_.send(req, scopes);
     if (r.status == 201) return true;
     // 202: the registry could not mount and opened an ordinary upload instead; use it.
     if (r.status == 202)
-      if (auto loc = r.header("location")) location_ = resolve_url(r.url, *loc);
+      if (auto loc = r.header("location")) location_ = net::resolve_url(r.url, *loc);
     spdlog::debug("mount of {} from {} into {}: {}", short_digest(blob_.digest), from, repo_, r.status);
     return false;
   }
@@ -59,13 +59,13 @@ class Uploader {
   std::string what() const { return "upload of blob " + short_digest(blob_.digest) + " to " + where(); }
 
   void start_session() {
-    HttpRequest req;
+    net::HttpRequest req;
     req.method = "POST";
     req.url = "/v2/" + repo_ + "/blobs/uploads/";
-    HttpResponse r = t_.send(req, scopes_);
+    net::HttpResponse r = t_.send(req, scopes_);
     auto loc = r.header("location");
     if (r.status != 202 || !loc) throw registry_error(r, "starting the " + what(), t_.registry());
-    location_ = resolve_url(r.url, *loc);
+    location_ = net::resolve_url(r.url, *loc);
     // A registry may ask for a minimum chunk size (OCI-Chunk-Min-Length); chunks smaller than that are refused.
     if (auto min = r.header("oci-chunk-min-length")) {
       try {
@@ -75,11 +75,11 @@ class Uploader {
     }
   }
 
-  void set_body(HttpRequest& req, uint64_t offset, uint64_t length) const {
+  void set_body(net::HttpRequest& req, uint64_t offset, uint64_t length) const {
     if (blob_.memory) {
       req.body = blob_.memory->substr(offset, length);
     } else {
-      req.file = FileRange{blob_.file, offset, length};
+      req.file = net::FileRange{blob_.file, offset, length};
     }
   }
 
@@ -94,16 +94,16 @@ class Uploader {
 
   // The closing PUT (with the whole body for a monolithic upload). Not retried here: the callers
   // know whether to resend everything or to ask the registry what it has.
-  HttpResponse finish(HttpRequest& put) {
+  net::HttpResponse finish(net::HttpRequest& put) {
     put.method = "PUT";
-    put.url = add_query(location_, "digest", blob_.digest);
+    put.url = net::add_query(location_, "digest", blob_.digest);
     put.headers.emplace_back("Content-Type", "application/octet-stream");
     SendOptions so;
     so.retry = false;
     return t_.send(put, scopes_, so);
   }
 
-  static bool created(const HttpResponse& r) { return r.status == 201 || r.status == 204; }
+  static bool created(const net::HttpResponse& r) { return r.status == 201 || r.status == 204; }
 
   // POST + PUT with the whole blob, retried as a unit (GGCR does the same).
   void upload_monolithic() {
@@ -112,14 +112,14 @@ class Uploader {
       std::optional<std::string> retry_after;
       try {
         if (location_.empty()) start_session();
-        HttpRequest put;
+        net::HttpRequest put;
         set_body(put, 0, blob_.size);
-        HttpResponse r = finish(put);
+        net::HttpResponse r = finish(put);
         if (created(r)) return;
         if (!is_retryable_status(r.status)) throw registry_error(r, "completing the " + what(), t_.registry());
         error = "the registry answered " + std::to_string(r.status);
         retry_after = r.header("retry-after");
-      } catch (const TransportError& e) {
+      } catch (const net::TransportError& e) {
         error = e.what();
       }
       location_.clear();
@@ -135,11 +135,11 @@ class Uploader {
 
   // Asks the registry how much of the upload it has. Returns false when the session is gone.
   bool query_offset(uint64_t& offset) {
-    HttpRequest req;
+    net::HttpRequest req;
     req.url = location_;
-    HttpResponse r = t_.send(req, scopes_);
+    net::HttpResponse r = t_.send(req, scopes_);
     if (r.status != 204 && r.status != 200) return false;
-    if (auto loc = r.header("location")) location_ = resolve_url(r.url, *loc);
+    if (auto loc = r.header("location")) location_ = net::resolve_url(r.url, *loc);
     auto range = r.header("range");
     offset = range ? parse_upload_range(*range) : 0;
     return true;
@@ -154,7 +154,7 @@ class Uploader {
       std::optional<std::string> retry_after;
       if (offset < blob_.size) {
         uint64_t len = std::min<uint64_t>(chunk_size_, blob_.size - offset);
-        HttpRequest patch;
+        net::HttpRequest patch;
         patch.method = "PATCH";
         patch.url = location_;
         patch.headers.emplace_back("Content-Type", "application/octet-stream");
@@ -163,9 +163,9 @@ class Uploader {
         SendOptions so;
         so.retry = false;  // on failure the registry is asked what arrived, below
         try {
-          HttpResponse r = t_.send(patch, scopes_, so);
+          net::HttpResponse r = t_.send(patch, scopes_, so);
           if (r.status == 202) {
-            if (auto loc = r.header("location")) location_ = resolve_url(r.url, *loc);
+            if (auto loc = r.header("location")) location_ = net::resolve_url(r.url, *loc);
             auto range = r.header("range");
             offset = range ? parse_upload_range(*range) : offset + len;
             failures = 0;
@@ -174,17 +174,17 @@ class Uploader {
           if (r.status != 416 && !is_retryable_status(r.status)) throw registry_error(r, what(), t_.registry());
           error = "the registry answered " + std::to_string(r.status);
           retry_after = r.header("retry-after");
-        } catch (const TransportError& e) {
+        } catch (const net::TransportError& e) {
           error = e.what();
         }
       } else {
-        HttpRequest put;
+        net::HttpRequest put;
         try {
-          HttpResponse r = finish(put);
+          net::HttpResponse r = finish(put);
           if (created(r)) return;
           if (!is_retryable_status(r.status)) throw registry_error(r, "completing the " + what(), t_.registry());
           error = "the registry answered " + std::to_string(r.status);
-        } catch (const TransportError& e) {
+        } catch (const net::TransportError& e) {
           error = e.what();
           if (arrived()) return;
         }

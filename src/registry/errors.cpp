@@ -69,7 +69,7 @@ std::vector<RegistryErrorEntry> parse_error_body(const std::string& body) {
   return out;
 }
 
-rp::Error registry_error(const HttpResponse& response, const std::string& what, const std::string& host) {
+rp::Error registry_error(const net::HttpResponse& response, const std::string& what, const std::string& host) {
   auto entries = parse_error_body(response.body);
   std::string msg = what + " failed: the registry answered " + status_text(response.status);
   std::string first_code;

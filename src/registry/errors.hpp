@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "registry/http.hpp"
+#include "net/http.hpp"
 #include "util/error.hpp"
 
 namespace rp::registry {
@@ -20,6 +20,6 @@ struct RegistryErrorEntry {
 std::vector<RegistryErrorEntry> parse_error_body(const std::string& body);
 
 // `what`: "push of blob sha256:... to localhost:5000/app"; `host`: the registry, for the login hint.
-rp::Error registry_error(const HttpResponse& response, const std::string& what, const std::string& host);
+rp::Error registry_error(const net::HttpResponse& response, const std::string& what, const std::string& host);
 
 }  // namespace rp::registry

@@ -33,9 +33,9 @@ LoginResult login(const std::string& registry, const std::string& username, cons
   // GET /v2/ with the credentials: a token fetch (Bearer) or the Basic check proves them.
   Session session(opts);
   Transport& t = session.transport(registry);
-  HttpRequest req;
+  net::HttpRequest req;
   req.url = "/v2/";
-  HttpResponse r = t.send(req, {});
+  net::HttpResponse r = t.send(req, {});
   if (r.status == 401 || r.status == 403)
     throw rp::Error("login to " + registry + " failed: the registry rejected the user name or password",
                     "check them; nothing was stored");

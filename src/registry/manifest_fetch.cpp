@@ -12,13 +12,13 @@
 namespace rp::registry {
 
 FetchedManifest fetch_manifest(Transport& transport, const std::string& repository, const std::string& identifier) {
-  HttpRequest req;
+  net::HttpRequest req;
   req.url = "/v2/" + repository + "/manifests/" + identifier;
   req.headers.emplace_back("Accept", std::string(media::kOciIndex) + ", " + media::kOciManifest + ", " +
                                          media::kDockerManifestList + ", " + media::kDockerManifest);
   req.max_body = 4u << 20;  // distribution's manifest limit; more is not a manifest
   std::string what = "fetching manifest " + identifier + " of " + transport.registry() + "/" + repository;
-  HttpResponse r = transport.send(req, {repository_scope(repository, "pull")});
+  net::HttpResponse r = transport.send(req, {repository_scope(repository, "pull")});
   if (!r.ok()) throw registry_error(r, what, transport.registry());
 
   FetchedManifest m;
@@ -67,11 +67,11 @@ class ResumableDownload final : public ByteSink {
 
 void fetch_blob(Transport& transport, const std::string& repository, const std::string& digest, ContentStore& store) {
   if (store.contains(digest)) return;
-  HttpRequest req;
+  net::HttpRequest req;
   req.url = "/v2/" + repository + "/blobs/" + digest;
   ResumableDownload download(store);
   SendOptions so;
-  so.before_attempt = [&](HttpRequest& r) {
+  so.before_attempt = [&](net::HttpRequest& r) {
     std::erase_if(r.headers, [](const auto& h) { return h.first == "Range"; });
     if (download.have() > 0) {
       spdlog::info("download of blob {} broke off; resuming at byte {}", digest.substr(0, 19), download.have());
@@ -85,7 +85,7 @@ void fetch_blob(Transport& transport, const std::string& repository, const std::
     };
   };
   std::string what = "download of blob " + digest + " from " + transport.registry() + "/" + repository;
-  HttpResponse r = transport.send(req, {repository_scope(repository, "pull")}, so);
+  net::HttpResponse r = transport.send(req, {repository_scope(repository, "pull")}, so);
   // 416 to a resumed request: the part that arrived may be the whole blob; the digest decides.
   bool complete_already = r.status == 416 && download.have() > 0;
   if (!r.ok() && !complete_already) throw registry_error(r, what, transport.registry());

@@ -8,7 +8,7 @@
 #include "image/media_types.hpp"
 #include "registry/blob_locations.hpp"
 #include "registry/manifest_fetch.hpp"
-#include "registry/parallel.hpp"
+#include "util/parallel.hpp"
 #include "util/error.hpp"
 
 namespace rp::registry {
@@ -77,7 +77,7 @@ PullResult pull_image(const Reference& reference, const Platform& platform, Cont
       remember_repository(store, reference.registry, digest, repo);
     });
   }
-  run_parallel(jobs, session.options().parallel);
+  rp::run_parallel(jobs, session.options().parallel);
   spdlog::debug("pulled {} ({} layers)", result.pinned(), result.image.layers.size());
   return result;
 }

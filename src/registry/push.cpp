@@ -9,7 +9,7 @@
 #include "registry/blob_locations.hpp"
 #include "registry/blob_upload.hpp"
 #include "registry/errors.hpp"
-#include "registry/parallel.hpp"
+#include "util/parallel.hpp"
 #include "util/digest.hpp"
 #include "util/error.hpp"
 
@@ -62,21 +62,21 @@ class Pusher {
                                                            : "uploaded");
       });
     }
-    run_parallel(jobs, session_.options().parallel);
+    rp::run_parallel(jobs, session_.options().parallel);
   }
 
   // PUT /v2/<repo>/manifests/<tag or digest>.
   void put_manifest(const Reference& ref, const std::string& identifier, const std::string& bytes,
                     const std::string& media_type) {
     Transport& t = session_.transport(ref.registry);
-    HttpRequest req;
+    net::HttpRequest req;
     req.method = "PUT";
     req.url = "/v2/" + ref.repository + "/manifests/" + identifier;
     req.headers.emplace_back("Content-Type", media_type);
     req.body = bytes;
     std::string digest = sha256_digest(bytes);
     std::string what = "push of manifest " + digest + " to " + ref.name() + (is_valid_digest(identifier) ? "@" : ":") + identifier;
-    HttpResponse r = t.send(req, {repository_scope(ref.repository, "pull,push")});
+    net::HttpResponse r = t.send(req, {repository_scope(ref.repository, "pull,push")});
     if (r.status != 201 && r.status != 200 && r.status != 202) throw registry_error(r, what, ref.registry);
     if (auto d = r.header("docker-content-digest"); d && *d != digest)
       throw rp::Error(what + ": the registry stored it as " + *d,

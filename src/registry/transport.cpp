@@ -6,7 +6,7 @@
 
 #include "registry/errors.hpp"
 #include "registry/reference.hpp"
-#include "registry/url.hpp"
+#include "net/url.hpp"
 #include "util/error.hpp"
 
 namespace rp::registry {
@@ -35,18 +35,18 @@ void Transport::ping() {
   if (insecure) schemes.push_back("http");
   std::string last_error;
   for (const auto& scheme : schemes) {
-    HttpRequest req;
+    net::HttpRequest req;
     req.url = scheme + "://" + api_host_ + "/v2/";
     req.verify_tls = !insecure;
     // Probing https on a registry that may well be plain http must not hang on a server that never
     // answers a TLS handshake.
     if (insecure && scheme == "https") req.timeout_ms = 10000;
-    HttpResponse resp;
+    net::HttpResponse resp;
     bool answered = false;
     for (int attempt = 1; attempt <= options_.retry.max_attempts; ++attempt) {
       try {
-        resp = perform(req);
-      } catch (const TransportError& e) {
+        resp = net::perform(req);
+      } catch (const net::TransportError& e) {
         last_error = e.what();
         // A plain-http server answering a TLS handshake fails at once: no point retrying https.
         if (e.tls_failure() || (insecure && scheme == "https")) break;
@@ -81,29 +81,29 @@ void Transport::ping() {
                                  registry_);
 }
 
-HttpResponse Transport::send(HttpRequest req, Scopes scopes, const SendOptions& so) {
+net::HttpResponse Transport::send(net::HttpRequest req, Scopes scopes, const SendOptions& so) {
   std::string base = base_url();
   if (req.url.starts_with("/")) req.url = base + req.url;
   // TLS is verified unless the registry is insecure; a redirect to storage is verified regardless.
-  req.verify_tls = verify_tls_ || !same_origin(req.url, base);
+  req.verify_tls = verify_tls_ || !net::same_origin(req.url, base);
 
   int auth_retries = 0;
   for (int attempt = 1;;) {
     std::erase_if(req.headers, [](const auto& h) { return h.first == "Authorization"; });
-    if (same_origin(req.url, base))
+    if (net::same_origin(req.url, base))
       if (auto a = auth_.authorization(scopes)) req.headers.emplace_back("Authorization", *a);
     if (so.before_attempt) so.before_attempt(req);
 
-    HttpResponse resp;
+    net::HttpResponse resp;
     try {
-      resp = perform(req);
-    } catch (const TransportError& e) {
+      resp = net::perform(req);
+    } catch (const net::TransportError& e) {
       if (!so.retry) throw;
       if (attempt >= options_.retry.max_attempts)
-        throw TransportError("the connection to " + registry_ + " failed " + std::to_string(attempt) + " times: " + e.what(),
+        throw net::TransportError("the connection to " + registry_ + " failed " + std::to_string(attempt) + " times: " + e.what(),
                              e.tls_failure(), "check the network and the registry; running the command again resumes the work");
       auto delay = backoff_delay(options_.retry, attempt);
-      spdlog::info("{} {}: {}; retrying in {} ms", req.method, redact_url(req.url), e.what(), delay.count());
+      spdlog::info("{} {}: {}; retrying in {} ms", req.method, net::redact_url(req.url), e.what(), delay.count());
       std::this_thread::sleep_for(delay);
       ++attempt;
       continue;
@@ -116,7 +116,7 @@ HttpResponse Transport::send(HttpRequest req, Scopes scopes, const SendOptions& 
       auto retry_after = resp.header("retry-after");
       auto delay = retry_delay(options_.retry, attempt, retry_after);
       if (retry_after && parse_retry_after(*retry_after) > options_.retry.max_retry_after) return resp;
-      spdlog::info("{} {}: registry answered {}; retrying in {} ms", req.method, redact_url(req.url), resp.status,
+      spdlog::info("{} {}: registry answered {}; retrying in {} ms", req.method, net::redact_url(req.url), resp.status,
                    delay.count());
       std::this_thread::sleep_for(delay);
       ++attempt;

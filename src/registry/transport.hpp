@@ -9,7 +9,7 @@
 #include <string>
 
 #include "registry/auth.hpp"
-#include "registry/http.hpp"
+#include "net/http.hpp"
 #include "registry/options.hpp"
 
 namespace rp::registry {
@@ -19,7 +19,7 @@ struct SendOptions {
   // not safe to repeat blindly (an upload chunk: the caller asks the registry how much arrived).
   bool retry = true;
   // Called before every attempt, e.g. to start a fresh download sink.
-  std::function<void(HttpRequest&)> before_attempt;
+  std::function<void(net::HttpRequest&)> before_attempt;
 };
 
 class Transport {
@@ -31,8 +31,8 @@ class Transport {
   // "https://host:port" (or http for insecure/loopback registries that do not speak TLS).
   std::string base_url();
   // Sends a request whose URL is absolute or a path ("/v2/..."); handles auth and retries.
-  // Throws TransportError (after the retries) when no answer came.
-  HttpResponse send(HttpRequest request, Scopes scopes, const SendOptions& options = {});
+  // Throws net::TransportError (after the retries) when no answer came.
+  net::HttpResponse send(net::HttpRequest request, Scopes scopes, const SendOptions& options = {});
 
  private:
   void ping();

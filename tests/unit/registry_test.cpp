@@ -13,10 +13,11 @@
 #include "registry/errors.hpp"
 #include "registry/reference.hpp"
 #include "registry/retry.hpp"
-#include "registry/url.hpp"
+#include "net/url.hpp"
 #include "util/error.hpp"
 
 using namespace rp::registry;
+using namespace rp;
 namespace fs = std::filesystem;
 
 TEST_CASE("registry/reference: docker defaults") {
@@ -124,7 +125,7 @@ TEST_CASE("registry/auth: scope widening merges actions") {
 }
 
 TEST_CASE("registry/errors: error bodies become readable messages with hints") {
-  rp::registry::HttpResponse r;
+  rp::net::HttpResponse r;
   r.status = 401;
   r.body = R"({"errors":[{"code":"UNAUTHORIZED","message":"authentication required","detail":[{"Type":"repository","Name":"app","Action":"push"}]}]})";
   auto e = registry_error(r, "push of blob sha256:abc to localhost:5000/app", "localhost:5000");
@@ -180,12 +181,12 @@ TEST_CASE("registry/upload: Range headers") {
 }
 
 TEST_CASE("registry/url: resolve and redact") {
-  CHECK(resolve_url("http://h:1/v2/a/blobs/uploads/", "/v2/a/blobs/uploads/u?_state=x") == "http://h:1/v2/a/blobs/uploads/u?_state=x");
-  CHECK(resolve_url("http://h:1/v2/x", "https://s3/obj") == "https://s3/obj");
-  CHECK(same_origin("http://h:1/a", "http://h:1/b"));
-  CHECK_FALSE(same_origin("http://h:1/a", "http://h:2/a"));
-  CHECK(redact_url("https://user:pw@h/p?token=abc") == "https://h/p");
-  CHECK(add_query("http://h/p?a=1", "digest", "sha256:ab") == "http://h/p?a=1&digest=sha256%3Aab");
+  CHECK(net::resolve_url("http://h:1/v2/a/blobs/uploads/", "/v2/a/blobs/uploads/u?_state=x") == "http://h:1/v2/a/blobs/uploads/u?_state=x");
+  CHECK(net::resolve_url("http://h:1/v2/x", "https://s3/obj") == "https://s3/obj");
+  CHECK(net::same_origin("http://h:1/a", "http://h:1/b"));
+  CHECK_FALSE(net::same_origin("http://h:1/a", "http://h:2/a"));
+  CHECK(net::redact_url("https://user:pw@h/p?token=abc") == "https://h/p");
+  CHECK(net::add_query("http://h/p?a=1", "digest", "sha256:ab") == "http://h/p?a=1&digest=sha256%3Aab");
 }
 
 TEST_CASE("registry/base64") {

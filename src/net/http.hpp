@@ -17,7 +17,7 @@
 #include "util/byte_sink.hpp"
 #include "util/error.hpp"
 
-namespace rp::registry {
+namespace rp::net {
 
 using Headers = std::vector<std::pair<std::string, std::string>>;
 
@@ -72,4 +72,4 @@ HttpResponse perform(const HttpRequest& request);
 // "Authorization: Bearer abc" -> "Authorization: <redacted>". Used for every header that is logged.
 std::string redact_header(const std::string& name, const std::string& value);
 
-}  // namespace rp::registry
+}  // namespace rp::net

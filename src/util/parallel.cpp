@@ -1,11 +1,11 @@
-#include "registry/parallel.hpp"
+#include "util/parallel.hpp"
 
 #include <atomic>
 #include <exception>
 #include <mutex>
 #include <thread>
 
-namespace rp::registry {
+namespace rp {
 
 void run_parallel(const std::vector<std::function<void()>>& jobs, int workers) {
   if (jobs.empty()) return;
@@ -34,4 +34,4 @@ void run_parallel(const std::vector<std::function<void()>>& jobs, int workers) {
   if (first_error) std::rethrow_exception(first_error);
 }
 
-}  // namespace rp::registry
+}  // namespace rp

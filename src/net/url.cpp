@@ -1,8 +1,8 @@
-#include "registry/url.hpp"
+#include "net/url.hpp"
 
 #include <cctype>
 
-namespace rp::registry {
+namespace rp::net {
 
 UrlParts split_url(std::string_view url) {
   UrlParts p;
@@ -67,4 +67,4 @@ std::string redact_url(std::string_view url) {
   return p.scheme + "://" + p.authority + path;
 }
 
-}  // namespace rp::registry
+}  // namespace rp::net

@@ -1,11 +1,11 @@
 #pragma once
-// The few URL operations the registry protocol needs: resolving a Location header against the
+// The few URL operations the registry and index clients need: resolving a Location header against the
 // request URL, telling whether two URLs are on the same host (credentials never cross hosts),
 // appending query parameters, and stripping userinfo before a URL is shown to anyone.
 #include <string>
 #include <string_view>
 
-namespace rp::registry {
+namespace rp::net {
 
 struct UrlParts {
   std::string scheme;     // "https"
@@ -23,4 +23,4 @@ std::string url_encode(std::string_view s);
 // The URL without userinfo and without its query (upload Locations carry state tokens).
 std::string redact_url(std::string_view url);
 
-}  // namespace rp::registry
+}  // namespace rp::net

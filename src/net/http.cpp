@@ -1,4 +1,4 @@
-#include "registry/http.hpp"
+#include "net/http.hpp"
 
 #include <curl/curl.h>
 #include <fcntl.h>
@@ -11,9 +11,9 @@
 #include <cstring>
 #include <mutex>
 
-#include "registry/url.hpp"
+#include "net/url.hpp"
 
-namespace rp::registry {
+namespace rp::net {
 
 namespace {
 
@@ -238,7 +238,7 @@ HttpResponse perform_once(const HttpRequest& req) {
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
 
   if (spdlog::should_log(spdlog::level::debug)) {
-    spdlog::debug("http: {} {}", req.method, redact_url(req.url));
+    spdlog::debug("http: {} {}", req.method, net::redact_url(req.url));
     for (const auto& [k, v] : req.headers) spdlog::debug("http:   {}", redact_header(k, v));
   }
 
@@ -249,10 +249,10 @@ HttpResponse perform_once(const HttpRequest& req) {
 
   if (!ex.sink_error.empty()) throw rp::Error(ex.sink_error);
   if (ex.too_large)
-    throw rp::Error("the response from " + redact_url(req.url) + " is larger than " +
+    throw rp::Error("the response from " + net::redact_url(req.url) + " is larger than " +
                     std::to_string(req.max_body >> 20) + " MiB; refusing to read it");
   if (rc != CURLE_OK) {
-    throw TransportError(std::string(curl_easy_strerror(rc)) + " (" + req.method + " " + redact_url(req.url) + ")",
+    throw TransportError(std::string(curl_easy_strerror(rc)) + " (" + req.method + " " + net::redact_url(req.url) + ")",
                          is_tls_error(rc));
   }
   spdlog::debug("http: -> {}", resp.status);
@@ -291,9 +291,9 @@ HttpResponse perform(const HttpRequest& request) {
                     resp.status == 308;
     auto location = resp.header("location");
     if (!redirect || !location) return resp;
-    if (hop >= 10) throw rp::Error("too many redirects from " + redact_url(request.url));
-    std::string next = resolve_url(req.url, *location);
-    if (!same_origin(req.url, next)) {
+    if (hop >= 10) throw rp::Error("too many redirects from " + net::redact_url(request.url));
+    std::string next = net::resolve_url(req.url, *location);
+    if (!net::same_origin(req.url, next)) {
       // Credentials belong to the registry; storage servers authenticate with the signed URL.
       std::erase_if(req.headers, [](const auto& h) { return lower(h.first) == "authorization"; });
       // --insecure-registry covers the registry, not wherever it sends us.
@@ -308,4 +308,4 @@ HttpResponse perform(const HttpRequest& request) {
   }
 }
 
-}  // namespace rp::registry
+}  // namespace rp::net

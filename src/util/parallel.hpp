@@ -4,8 +4,8 @@
 #include <functional>
 #include <vector>
 
-namespace rp::registry {
+namespace rp {
 
 void run_parallel(const std::vector<std::function<void()>>& jobs, int workers);
 
-}  // namespace rp::registry
+}  // namespace rp
