@@ -39,6 +39,65 @@ struct SymlinkStep {
   std::string layer = kDefaultLayer;
 };
 
+// `python.indexes[]`: one package index (PEP 503 HTML or PEP 691 JSON), in priority order.
+struct PythonIndex {
+  SourceLocation where;
+  std::string url;  // the simple API root ("https://host/simple/"), no credentials in it
+  // Credentials, never written into the recipe itself: from ~/.netrc ($NETRC) for the index's host,
+  // or from two environment variables named here.
+  bool netrc = false;
+  std::string username_env;
+  std::string password_env;
+  // Packages (normalized names; '*' globs allowed) that may come only from this index; an index
+  // with a list serves nothing else.
+  std::vector<std::string> packages;
+  std::string layer;  // the layer its packages go into; empty = "python" for the first index, else derived
+};
+
+// `python.wheels[]` and `name @ URL` requirements: a wheel named by its location and hash.
+struct PythonWheel {
+  SourceLocation where;
+  std::string url;                       // http(s)://… or file://…; empty when `path` is set
+  std::optional<fs::path> path;          // absolute, resolved against the declaring file
+  std::string sha256;                    // 64 lowercase hex digits; required unless verify: false
+  bool verify = true;                    // false only when the recipe opts out explicitly
+  std::string layer;                     // empty = the layer of direct wheels ("python-wheels")
+};
+
+// `python.standalone`: a relocatable CPython (python-build-standalone `install_only` layout: one
+// top directory `python/` holding bin/, lib/, include/), unpacked at `prefix`.
+struct PythonStandalone {
+  SourceLocation where;
+  std::string url;               // http(s)://…, file://… or a path
+  std::optional<fs::path> path;  // for a local archive, absolute
+  std::string sha256;
+  std::string prefix = "/opt/python";
+  std::string strip = "python";  // the archive's top directory
+};
+
+enum class PrereleaseMode { kIfNecessaryOrExplicit, kAllow, kDisallow };
+enum class IndexStrategy { kFirstIndex, kUnsafeBestMatch };
+
+struct PythonSection {
+  SourceLocation where;
+  std::optional<std::string> interpreter;  // a path in the image ("/usr/bin/python3")
+  std::optional<PythonStandalone> standalone;
+  std::optional<std::string> venv;  // absolute path of the virtual environment to create
+  // Install into an interpreter marked EXTERNALLY-MANAGED (PEP 668) without a venv.
+  bool break_system_packages = false;
+  std::vector<PythonIndex> indexes;
+  std::vector<std::string> find_links;  // directories (absolute) or URLs of flat HTML pages
+  IndexStrategy index_strategy = IndexStrategy::kFirstIndex;
+  PrereleaseMode prerelease = PrereleaseMode::kIfNecessaryOrExplicit;
+  // PEP 508 strings, in order, each with where it was written (for error messages).
+  std::vector<std::pair<std::string, SourceLocation>> packages;
+  std::vector<fs::path> requirements;  // requirements files, absolute
+  std::vector<fs::path> constraints;   // constraints files (-c), absolute
+  std::vector<PythonWheel> wheels;
+  // Named layers: layer name -> packages (normalized names, '*' globs) that go into it.
+  std::vector<std::pair<std::string, std::vector<std::string>>> layers;
+};
+
 struct Recipe {
   fs::path file;
   std::vector<fs::path> included;  // fragments, in merge order
@@ -57,6 +116,7 @@ struct Recipe {
   std::map<std::string, std::string> labels;
   std::map<std::string, std::string> annotations;
   std::vector<std::string> tags;
+  std::optional<PythonSection> python;
 };
 
 struct LoadOptions {
