@@ -15,6 +15,7 @@
 #include "output/oci_layout.hpp"
 #include "output/output_spec.hpp"
 #include "plan/plan.hpp"
+#include "plan/python_step.hpp"
 #include "registry/base_image.hpp"
 #include "registry/push.hpp"
 #include "registry/reference.hpp"
@@ -35,6 +36,8 @@ struct BuildArgs {
   std::string revision;
   std::string source;
   std::string metadata_file;
+  std::string resolved_file;
+  bool insecure_downloads = false;
   std::vector<std::string> push;  // registry references (--push)
   RegistryFlags registry;
 };
@@ -79,7 +82,14 @@ void run_build(const BuildArgs& args) {
   plan_options.resolve_base = [&store, &session](const std::string& base, const Platform& platform) {
     return registry::resolve_base(base, platform, store, session);
   };
-  BuildPlan plan = load_and_plan(args.recipe, args.set, plan_options).plan;
+  LoadedPlan loaded = load_and_plan(args.recipe, args.set, plan_options);
+  BuildPlan plan = std::move(loaded.plan);
+  if (loaded.recipe.python) {
+    PythonStepOptions python_options;
+    python_options.store = &store;
+    python_options.downloads.verify_tls = !args.insecure_downloads;
+    apply_python_step(plan, loaded.recipe, plan_python(loaded.recipe, plan, python_options));
+  }
   if (outputs.empty() && args.push.empty()) outputs.push_back(ImageLocation::parse("oci:out/" + plan.name));
   std::vector<registry::Reference> push_refs = push_references(args.push, plan.tags);
   spdlog::info("building {} ({} layer{}, {})", plan.name, plan.layers.size(), plan.layers.size() == 1 ? "" : "s",
@@ -119,9 +129,15 @@ void run_build(const BuildArgs& args) {
     for (const auto& o : outputs) meta["outputs"].push_back(o.str());
     if (!plan.base_name.empty()) meta["base"] = {{"name", plan.base_name}, {"digest", plan.base_digest}};
     meta["pushed"] = pushed;
+    if (!plan.resolution.empty()) meta["resolution"] = plan.resolution;
     for (const auto& l : sealed.layers)
       meta["layers"].push_back({{"digest", l.blob.digest}, {"size", l.blob.size}, {"diff_id", l.diff_id}});
     write_file_atomic(args.metadata_file, meta.dump(2) + "\n");
+  }
+  if (!args.resolved_file.empty()) {
+    nlohmann::json resolved = {{"rockpack_resolution", 1}, {"name", plan.name}, {"image", sealed.manifest.digest}};
+    resolved.update(plan.resolution);
+    write_file_atomic(args.resolved_file, resolved.dump(2) + "\n");
   }
   std::printf("%s\n", sealed.manifest.digest.c_str());
 }
@@ -144,6 +160,10 @@ void add_build_command(CLI::App& app, GlobalOptions&) {
   cmd->add_option("--revision", args->revision, "org.opencontainers.image.revision (default: git HEAD of the recipe)");
   cmd->add_option("--source", args->source, "org.opencontainers.image.source (default: the git origin URL)");
   cmd->add_option("--metadata-file", args->metadata_file, "Write the build result (digests, layers) as JSON here");
+  cmd->add_option("--resolved", args->resolved_file,
+                  "Write what was resolved (Python packages: version, file, URL, sha256, index) as JSON here");
+  cmd->add_flag("--insecure-downloads", args->insecure_downloads,
+                "Do not verify TLS certificates of package indexes and download URLs");
   cmd->add_option("--push", args->push,
                   "Push the image to a registry: [registry/]name[:tag] (repeatable; without a tag, every recipe tag)")
       ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);

@@ -40,6 +40,9 @@ struct BuildPlan {
   std::vector<LayerPlan> layers;
   std::map<std::string, std::string> annotations;  // manifest annotations
   std::vector<std::string> tags;
+  // What the ecosystem steps resolved ({"python": {...}}): exact versions, files and hashes, the
+  // content of a later lock file. Written by `build --resolved FILE` and `--metadata-file`.
+  nlohmann::json resolution = nlohmann::json::object();
 };
 
 struct PlanOptions {

@@ -111,7 +111,14 @@ class Resolver {
   std::optional<ConflictSet> add_constraint(State& state, const std::string& name, Constraint c) {
     auto [it, inserted] = state.packages.try_emplace(name);
     PackageState& pkg = it->second;
-    if (inserted) pkg.first_seen = state.next_seen++;
+    if (inserted) {
+      pkg.first_seen = state.next_seen++;
+      for (const auto& r : options_.constraints) {
+        if (r.normalized_name() != name || !r.applies(options_.environment)) continue;
+        Constraint limit{r, "", "", {}, true};
+        pkg.constraints.push_back(std::move(limit));
+      }
+    }
     bool new_extras = false;
     for (const auto& e : c.requirement.extras) new_extras |= pkg.extras.insert(e).second;
     ConflictSet causes = c.causes;
@@ -276,6 +283,7 @@ class Resolver {
       r.extras.assign(pkg.extras.begin(), pkg.extras.end());
       std::set<std::string> parents;
       for (const auto& c : pkg.constraints) {
+        if (c.from_constraints) continue;
         if (c.parent.empty()) {
           r.requested = true;
         } else if (c.parent != name) {

@@ -48,6 +48,9 @@ enum class PrereleasePolicy {
 
 struct ResolverOptions {
   MarkerEnvironment environment;
+  // Constraints (pip's `-c`): they narrow the versions of a package once something requires it,
+  // and never bring a package in by themselves.
+  std::vector<Requirement> constraints;
   PrereleasePolicy prereleases = PrereleasePolicy::kIfNecessaryOrExplicit;
   // Candidate versions tried before giving up; keeps pathological cases from running forever.
   size_t max_steps = 100000;

@@ -9,7 +9,9 @@ namespace {
 constexpr int kMaxChain = 6;
 
 std::string describe_at(const State& state, const Constraint& c, int depth) {
-  std::string who = c.parent.empty() ? "the recipe" : c.parent + " " + c.parent_version;
+  std::string who = c.from_constraints ? "a constraints file"
+                    : c.parent.empty()   ? "the recipe"
+                                         : c.parent + " " + c.parent_version;
   std::string text = who + " requires " + c.requirement.to_string(false);
   if (c.parent.empty() || depth >= kMaxChain) return text;
   auto it = state.packages.find(c.parent);

@@ -16,6 +16,7 @@ struct Constraint {
   std::string parent;            // normalized name of the requirer; empty for the recipe
   std::string parent_version;    // the requirer's chosen version, for messages
   std::set<std::string> causes;  // the decisions (package names) this constraint depends on
+  bool from_constraints = false;  // a `-c` constraint: limits versions, installs nothing
 };
 
 struct PackageState {

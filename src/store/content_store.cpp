@@ -83,8 +83,7 @@ std::string ContentStore::BlobWriter::commit(const std::string& expected) {
   std::string digest = hasher_.finish_digest();
   if (!expected.empty() && digest != expected) {
     file_->abandon();
-    throw Error("content does not match its expected digest: expected " + expected + ", got " + digest,
-                "the source served different bytes than it promised; nothing was stored");
+    throw DigestMismatch(expected, digest);
   }
   // Renaming over an existing blob is harmless: same digest, same bytes (another build got there first).
   file_->commit_as(store_.blob_path(digest));

@@ -14,9 +14,26 @@
 
 #include "util/byte_sink.hpp"
 #include "util/digest.hpp"
+#include "util/error.hpp"
 #include "util/fs.hpp"
 
 namespace rp {
+
+// Bytes that arrived were not the bytes promised: nothing was stored.
+class DigestMismatch : public Error {
+ public:
+  DigestMismatch(std::string expected, std::string actual)
+      : Error("content does not match its expected digest: expected " + expected + ", got " + actual,
+              "the source served different bytes than it promised; nothing was stored"),
+        expected_(std::move(expected)),
+        actual_(std::move(actual)) {}
+  const std::string& expected() const { return expected_; }
+  const std::string& actual() const { return actual_; }
+
+ private:
+  std::string expected_;
+  std::string actual_;
+};
 
 class ContentStore {
  public:

@@ -362,3 +362,20 @@ TEST_CASE("python/resolver: backjumping finds exactly what plain backtracking fi
   CHECK(solved > 20);
   CHECK(failed > 20);
 }
+
+TEST_CASE("python/resolver: constraints narrow versions but install nothing themselves") {
+  FakeIndex index;
+  index.add("app", "1.0", {"lib>=1"});
+  index.add("lib", "1.0");
+  index.add("lib", "2.0");
+  index.add("unused", "1.0");
+  ResolverOptions options;
+  options.constraints = reqs({"lib<2", "unused==1.0"});
+  auto out = resolve(reqs({"app"}), index, options);
+  CHECK(pins(out) == std::vector<std::string>{"app==1.0", "lib==1.0"});
+  CHECK_FALSE(out[1].requested);  // a constraint is not a request
+
+  options.constraints = reqs({"lib>=3"});
+  std::string message = failure(index, {"app"}, options);
+  CHECK(message.find("a constraints file requires lib>=3") != std::string::npos);
+}

@@ -1,0 +1,116 @@
+#include "fetch/downloader.hpp"
+
+#include <atomic>
+#include <mutex>
+#include <thread>
+
+#include "net/url.hpp"
+#include "registry/retry.hpp"
+#include "util/error.hpp"
+#include "util/parallel.hpp"
+
+namespace rp {
+
+namespace {
+
+bool is_file_url(const std::string& url) { return url.rfind("file://", 0) == 0; }
+
+std::string expected_digest(const DownloadJob& job) { return job.sha256.empty() ? "" : "sha256:" + job.sha256; }
+
+// A file:// URL: copied through the store's hashing writer like any download.
+DownloadResult copy_local(ContentStore& store, const DownloadJob& job) {
+  fs::path path = job.url.substr(7);
+  auto writer = store.begin_blob();
+  stream_file(path, *writer);
+  DownloadResult r;
+  r.size = writer->size();
+  r.digest = writer->commit(expected_digest(job));
+  r.downloaded = true;
+  return r;
+}
+
+// One HTTP attempt. Returns the status when the server answered with something other than 2xx.
+std::optional<long> try_fetch(ContentStore& store, const DownloadJob& job, const DownloadOptions& options,
+                              DownloadResult& out) {
+  auto writer = store.begin_blob();
+  net::HttpRequest req;
+  req.url = job.url;
+  req.headers = job.headers;
+  req.sink = writer.get();
+  req.verify_tls = options.verify_tls;
+  net::HttpResponse resp = net::perform(req);
+  if (!resp.ok()) return resp.status;
+  out.size = writer->size();
+  out.digest = writer->commit(expected_digest(job));
+  out.downloaded = true;
+  return std::nullopt;
+}
+
+DownloadResult fetch_one(ContentStore& store, const DownloadJob& job, const DownloadOptions& options) {
+  if (is_file_url(job.url)) return copy_local(store, job);
+  registry::RetryPolicy policy;
+  policy.max_attempts = options.max_attempts;
+  for (int attempt = 1;; ++attempt) {
+    DownloadResult result;
+    std::optional<long> status;
+    try {
+      status = try_fetch(store, job, options, result);
+      if (!status) return result;
+    } catch (const net::TransportError& e) {
+      if (e.tls_failure() || attempt >= policy.max_attempts) throw;
+    }
+    if (status && (!registry::is_retryable_status(*status) || attempt >= policy.max_attempts)) {
+      std::string hint = *status == 401 || *status == 403
+                             ? "check the index credentials (netrc or the recipe's username_env/password_env)"
+                             : "check that the file still exists on the index";
+      throw Error("downloading " + job.what + " from " + net::redact_url(job.url) + " failed: HTTP " +
+                      std::to_string(*status),
+                  hint);
+    }
+    std::this_thread::sleep_for(registry::backoff_delay(policy, attempt));
+  }
+}
+
+}  // namespace
+
+std::vector<DownloadResult> download_all(ContentStore& store, const std::vector<DownloadJob>& jobs,
+                                         const DownloadOptions& options, DownloadStats* stats) {
+  std::vector<DownloadResult> results(jobs.size());
+  std::mutex mu;
+  DownloadStats local;
+  std::vector<std::function<void()>> work;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    work.push_back([&, i] {
+      const DownloadJob& job = jobs[i];
+      std::string expected = expected_digest(job);
+      DownloadResult r;
+      if (!expected.empty() && store.contains(expected)) {
+        r.digest = expected;
+        r.size = store.blob_size(expected);
+      } else {
+        try {
+          r = fetch_one(store, job, options);
+        } catch (const DigestMismatch& e) {
+          throw InputError(job.what + " from " + net::redact_url(job.url) + " has sha256 " +
+                               digest_hex(e.actual()) + ", but " + job.sha256 + " was expected",
+                           "the file changed on the server or the recorded hash is wrong; nothing from it was "
+                           "installed. Check the index (or the recipe's sha256 / --hash pin)");
+        }
+      }
+      if (options.progress) options.progress->download_finished(job, r);
+      std::lock_guard lock(mu);
+      results[i] = r;
+      if (r.downloaded) {
+        ++local.files_fetched;
+        local.bytes_fetched += r.size;
+      } else {
+        ++local.files_cached;
+      }
+    });
+  }
+  run_parallel(work, options.workers);
+  if (stats) *stats = local;
+  return results;
+}
+
+}  // namespace rp
