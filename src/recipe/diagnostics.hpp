@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "util/error.hpp"
+#include "util/suggest.hpp"
 
 namespace rp::recipe {
 
@@ -43,9 +44,8 @@ class Diagnostics {
   std::vector<Diagnostic> list_;
 };
 
-// The closest of `candidates` to `word` when it is close enough to be a likely typo, else "".
-std::string closest_match(const std::string& word, const std::vector<std::string>& candidates);
-// "did you mean 'x'?" or "" when nothing is close.
-std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
+// Suggestions for typos live in util (requirements files use them too).
+using rp::closest_match;
+using rp::did_you_mean;
 
 }  // namespace rp::recipe

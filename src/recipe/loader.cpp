@@ -8,7 +8,9 @@
 #include <regex>
 #include <set>
 
+#include "recipe/document_reader.hpp"
 #include "recipe/model.hpp"
+#include "recipe/python_section.hpp"
 #include "recipe/substitute.hpp"
 #include "registry/reference.hpp"
 
@@ -18,7 +20,8 @@ namespace {
 
 const std::vector<std::string> kRecipeKeys = {"name",   "args",       "platform", "base",   "include",
                                               "files",  "symlinks",   "env",      "user",   "workdir",
-                                              "entrypoint", "cmd",    "labels",   "annotations", "tags"};
+                                              "entrypoint", "cmd",    "labels",   "annotations", "tags",
+                                              "python"};
 const std::vector<std::string> kFileKeys = {"content", "src", "dest", "mode", "uid", "gid", "layer"};
 const std::vector<std::string> kSymlinkKeys = {"path", "target", "uid", "gid", "layer"};
 const std::set<std::string> kBuiltins = {"DATE", "SOURCE_DATE_EPOCH"};
@@ -36,33 +39,18 @@ class Loader {
   Recipe run(const fs::path& file);
 
  private:
-  SourceLocation at(const Document& doc, const YAML::Node& node) const {
-    return {doc.file.string(), node.Mark().line + 1, node.Mark().column + 1};
-  }
   void load_document(const fs::path& file, bool fragment, const SourceLocation& from);
   std::optional<fs::path> resolve_include(const std::string& name, const fs::path& including_file) const;
   void collect_args(const Document& doc);
   void apply_set_args();
   void convert(const Document& doc, Recipe& r);
 
-  // Typed accessors: they record an error and return nullopt on a wrong type.
-  std::optional<std::string> text(const Document& doc, const YAML::Node& node, const std::string& key);
-  std::optional<std::vector<std::string>> string_list(const Document& doc, const YAML::Node& node,
-                                                      const std::string& key);
-  std::optional<std::vector<std::pair<std::string, std::string>>> string_map(const Document& doc,
-                                                                            const YAML::Node& node,
-                                                                            const std::string& key);
-  bool check_keys(const Document& doc, const YAML::Node& map, const std::vector<std::string>& known,
-                  const std::string& what);
-  std::optional<uint32_t> number(const Document& doc, const YAML::Node& node, const std::string& key, int base,
-                                 uint32_t max);
-  std::optional<std::string> image_path(const Document& doc, const YAML::Node& node, const std::string& key);
   // The uid, gid and layer keys that files and symlinks items share.
-  void owner_and_layer(const Document& doc, const YAML::Node& item, uint32_t& uid, uint32_t& gid,
+  void owner_and_layer(const DocumentReader& in, const YAML::Node& item, uint32_t& uid, uint32_t& gid,
                        std::string& layer);
-  void convert_file(const Document& doc, const YAML::Node& item, Recipe& r);
-  void convert_symlink(const Document& doc, const YAML::Node& item, Recipe& r);
-  std::optional<std::vector<std::string>> command(const Document& doc, const YAML::Node& node, const std::string& key);
+  void convert_file(const DocumentReader& in, const YAML::Node& item, Recipe& r);
+  void convert_symlink(const DocumentReader& in, const YAML::Node& item, Recipe& r);
+  std::optional<std::vector<std::string>> command(const DocumentReader& in, const YAML::Node& node, const std::string& key);
 
   const LoadOptions& options_;
   Diagnostics& diag_;
@@ -94,6 +82,7 @@ Recipe Loader::run(const fs::path& file) {
   }
   if (r.name.empty() && diag_.empty())
     diag_.error({r.file.string()}, "the recipe has no 'name'", "add e.g. 'name: my-image' at the top level");
+  if (r.python && diag_.empty()) check_python_section(*r.python, diag_);
   diag_.throw_if_any();
   return r;
 }
@@ -110,6 +99,7 @@ void Loader::load_document(const fs::path& file, bool fragment, const SourceLoca
     return;
   }
   Document doc{file, {}, fragment};
+  DocumentReader in(file, diag_, vars_);
   try {
     doc.root = YAML::LoadFile(file.string());
   } catch (const YAML::ParserException& e) {
@@ -121,24 +111,24 @@ void Loader::load_document(const fs::path& file, bool fragment, const SourceLoca
   }
   if (doc.root.IsNull()) doc.root = YAML::Node(YAML::NodeType::Map);
   if (!doc.root.IsMap()) {
-    diag_.error(at(doc, doc.root), "a recipe must be a YAML mapping of keys (name:, files:, ...)");
+    diag_.error(in.at(doc.root), "a recipe must be a YAML mapping of keys (name:, files:, ...)");
     return;
   }
   loading_.insert(file);
   const YAML::Node& root = doc.root;  // const: operator[] must not insert keys
   if (auto inc = root["include"]; inc) {
-    auto names = string_list(doc, inc, "include");
+    auto names = in.string_list(inc, "include");
     if (names) {
       for (const auto& name : *names) {
         auto path = resolve_include(name, file);
         if (!path) {
-          diag_.error(at(doc, inc), "include '" + name + "' not found",
+          diag_.error(in.at(inc), "include '" + name + "' not found",
                       "a bare name is looked up as layers/" + name +
                           ".yaml next to the recipe or in a parent directory; a path is relative to " +
                           file.parent_path().string());
           continue;
         }
-        load_document(*path, true, at(doc, inc));
+        load_document(*path, true, in.at(inc));
       }
     }
   }
@@ -167,17 +157,18 @@ std::optional<fs::path> Loader::resolve_include(const std::string& name, const f
 }
 
 void Loader::collect_args(const Document& doc) {
+  DocumentReader in(doc.file, diag_, vars_);
   YAML::Node args = doc.root["args"];
   if (!args) return;
   if (!args.IsMap()) {
-    diag_.error(at(doc, args), "'args' must be a mapping of NAME: default");
+    diag_.error(in.at(args), "'args' must be a mapping of NAME: default");
     return;
   }
   static const std::regex kArgName("[A-Za-z_][A-Za-z0-9_]*");
   auto builtins = builtin_variables(options_);
   for (auto it = args.begin(); it != args.end(); ++it) {
     std::string name = it->first.Scalar();
-    SourceLocation where = at(doc, it->first);
+    SourceLocation where = in.at(it->first);
     if (!std::regex_match(name, kArgName)) {
       diag_.error(where, "arg name '" + name + "' is not valid", "use letters, digits and _, e.g. UBUNTU_VERSION");
       continue;
@@ -193,14 +184,14 @@ void Loader::collect_args(const Document& doc) {
       continue;
     }
     if (!it->second.IsScalar()) {
-      diag_.error(at(doc, it->second), "the default of arg '" + name + "' must be a plain value");
+      diag_.error(in.at(it->second), "the default of arg '" + name + "' must be a plain value");
       continue;
     }
     required_args_.erase(name);
     SubstitutionError err;
     auto value = substitute(it->second.Scalar(), builtins, err);
     if (!value) {
-      diag_.error(at(doc, it->second), err.message + " in the default of arg '" + name + "'",
+      diag_.error(in.at(it->second), err.message + " in the default of arg '" + name + "'",
                   "arg defaults may use the built-ins DATE and SOURCE_DATE_EPOCH only");
       continue;
     }
@@ -231,161 +222,40 @@ void Loader::apply_set_args() {
                 "pass --set " + name + "=VALUE");
 }
 
-bool Loader::check_keys(const Document& doc, const YAML::Node& map, const std::vector<std::string>& known,
-                        const std::string& what) {
-  bool ok = true;
-  std::set<std::string> seen;
-  for (auto it = map.begin(); it != map.end(); ++it) {
-    std::string key = it->first.Scalar();
-    if (!seen.insert(key).second) {
-      diag_.error(at(doc, it->first), "duplicate key '" + key + "' in " + what);
-      ok = false;
-      continue;
-    }
-    if (std::find(known.begin(), known.end(), key) == known.end()) {
-      std::string hint = did_you_mean(key, known);
-      diag_.error(at(doc, it->first), "unknown key '" + key + "' in " + what, hint);
-      ok = false;
-    }
-  }
-  return ok;
-}
-
-std::optional<std::string> Loader::text(const Document& doc, const YAML::Node& node, const std::string& key) {
-  if (!node.IsScalar()) {
-    diag_.error(at(doc, node), "'" + key + "' must be a single value, not a " +
-                                   (node.IsMap() ? "mapping" : node.IsSequence() ? "list" : "null"));
-    return std::nullopt;
-  }
-  SubstitutionError err;
-  auto value = substitute(node.Scalar(), vars_, err);
-  if (!value) diag_.error(at(doc, node), err.message + " in '" + key + "'", err.hint);
-  return value;
-}
-
-std::optional<std::vector<std::string>> Loader::string_list(const Document& doc, const YAML::Node& node,
-                                                            const std::string& key) {
-  std::vector<std::string> out;
-  if (node.IsScalar()) {
-    auto v = text(doc, node, key);
-    if (!v) return std::nullopt;
-    out.push_back(*v);
-    return out;
-  }
-  if (!node.IsSequence()) {
-    diag_.error(at(doc, node), "'" + key + "' must be a list of strings");
-    return std::nullopt;
-  }
-  bool ok = true;
-  for (const auto& item : node) {
-    auto v = text(doc, item, key + " item");
-    if (v) out.push_back(*v);
-    else ok = false;
-  }
-  if (!ok) return std::nullopt;
-  return out;
-}
-
-std::optional<std::vector<std::pair<std::string, std::string>>> Loader::string_map(const Document& doc,
-                                                                                  const YAML::Node& node,
-                                                                                  const std::string& key) {
-  if (!node.IsMap()) {
-    diag_.error(at(doc, node), "'" + key + "' must be a mapping of KEY: value");
-    return std::nullopt;
-  }
-  std::vector<std::pair<std::string, std::string>> out;
-  std::set<std::string> seen;
-  bool ok = true;
-  for (auto it = node.begin(); it != node.end(); ++it) {
-    std::string k = it->first.Scalar();
-    if (!seen.insert(k).second) {
-      diag_.error(at(doc, it->first), "duplicate key '" + k + "' in " + key);
-      ok = false;
-      continue;
-    }
-    if (it->second.IsNull()) {
-      out.emplace_back(k, "");
-      continue;
-    }
-    auto v = text(doc, it->second, key + "." + k);
-    if (v) out.emplace_back(k, *v);
-    else ok = false;
-  }
-  if (!ok) return std::nullopt;
-  return out;
-}
-
-std::optional<uint32_t> Loader::number(const Document& doc, const YAML::Node& node, const std::string& key, int base,
-                                       uint32_t max) {
-  auto t = text(doc, node, key);
-  if (!t) return std::nullopt;
-  std::string s = *t;
-  if (base == 8 && (s.rfind("0o", 0) == 0 || s.rfind("0O", 0) == 0)) s = s.substr(2);
-  bool digits = !s.empty() && s.size() <= 10;
-  for (char c : s) digits = digits && c >= '0' && c <= (base == 8 ? '7' : '9');
-  unsigned long long v = digits ? std::stoull(s, nullptr, base) : 0;
-  if (!digits || v > max) {
-    diag_.error(at(doc, node), "'" + key + "' must be " + (base == 8 ? "an octal mode like 0755" : "a number") +
-                                   ", got '" + *t + "'");
-    return std::nullopt;
-  }
-  return static_cast<uint32_t>(v);
-}
-
-std::optional<std::string> Loader::image_path(const Document& doc, const YAML::Node& node, const std::string& key) {
-  auto p = text(doc, node, key);
-  if (!p) return std::nullopt;
-  if (p->empty() || (*p)[0] != '/') {
-    diag_.error(at(doc, node), "'" + key + "' must be an absolute path in the image, got '" + *p + "'");
-    return std::nullopt;
-  }
-  for (size_t i = 0; i <= p->size();) {
-    size_t j = p->find('/', i);
-    if (j == std::string::npos) j = p->size();
-    if (p->substr(i, j - i) == "..") {
-      diag_.error(at(doc, node), "'" + key + "' may not contain '..': '" + *p + "'");
-      return std::nullopt;
-    }
-    i = j + 1;
-  }
-  return p;
-}
-
-std::optional<std::vector<std::string>> Loader::command(const Document& doc, const YAML::Node& node,
+std::optional<std::vector<std::string>> Loader::command(const DocumentReader& in, const YAML::Node& node,
                                                         const std::string& key) {
   // A plain string is docker's shell form; a list is the exec form.
   if (node.IsScalar()) {
-    auto t = text(doc, node, key);
+    auto t = in.text(node, key);
     if (!t) return std::nullopt;
     return std::vector<std::string>{"/bin/sh", "-c", *t};
   }
   if (node.IsNull()) return std::vector<std::string>{};
-  return string_list(doc, node, key);
+  return in.string_list(node, key);
 }
 
-void Loader::owner_and_layer(const Document& doc, const YAML::Node& item, uint32_t& uid, uint32_t& gid,
+void Loader::owner_and_layer(const DocumentReader& in, const YAML::Node& item, uint32_t& uid, uint32_t& gid,
                              std::string& layer) {
-  if (auto n = item["uid"]) uid = number(doc, n, "uid", 10, 0x7fffffff).value_or(0);
-  if (auto n = item["gid"]) gid = number(doc, n, "gid", 10, 0x7fffffff).value_or(0);
-  if (auto n = item["layer"]) layer = text(doc, n, "layer").value_or(kDefaultLayer);
+  if (auto n = item["uid"]) uid = in.number(n, "uid", 10, 0x7fffffff).value_or(0);
+  if (auto n = item["gid"]) gid = in.number(n, "gid", 10, 0x7fffffff).value_or(0);
+  if (auto n = item["layer"]) layer = in.text(n, "layer").value_or(kDefaultLayer);
 }
 
-void Loader::convert_file(const Document& doc, const YAML::Node& item, Recipe& r) {
+void Loader::convert_file(const DocumentReader& in, const YAML::Node& item, Recipe& r) {
   if (!item.IsMap()) {
-    diag_.error(at(doc, item), "each 'files' item must be a mapping with dest and content or src");
+    diag_.error(in.at(item), "each 'files' item must be a mapping with dest and content or src");
     return;
   }
-  if (!check_keys(doc, item, kFileKeys, "files item")) return;
+  if (!in.check_keys(item, kFileKeys, "files item")) return;
   FileStep f;
-  f.where = at(doc, item);
-  if (auto n = item["content"]) f.content = text(doc, n, "content");
+  f.where = in.at(item);
+  if (auto n = item["content"]) f.content = in.text(n, "content");
   if (auto n = item["src"]) {
-    if (auto s = text(doc, n, "src")) {
-      fs::path p = fs::path(*s).is_absolute() ? fs::path(*s) : doc.file.parent_path() / *s;
-      p = p.lexically_normal();
+    if (auto s = in.text(n, "src")) {
+      fs::path p = in.host_path(*s);
       std::error_code ec;
       if (!fs::exists(fs::symlink_status(p, ec)))
-        diag_.error(at(doc, n), "src '" + *s + "' does not exist (looked for " + p.string() + ")",
+        diag_.error(in.at(n), "src '" + *s + "' does not exist (looked for " + p.string() + ")",
                     "src is relative to the file that declares it");
       else
         f.src = p;
@@ -396,92 +266,93 @@ void Loader::convert_file(const Document& doc, const YAML::Node& item, Recipe& r
   else if (!item["content"] && !item["src"])
     diag_.error(f.where, "a files item needs 'content' or 'src'");
   if (auto n = item["dest"]) {
-    if (auto d = image_path(doc, n, "dest")) f.dest = *d;
+    if (auto d = in.image_path(n, "dest")) f.dest = *d;
   } else {
     diag_.error(f.where, "a files item needs 'dest'", "the absolute path in the image, e.g. dest: /usr/local/bin/tool");
   }
-  if (auto n = item["mode"]) f.mode = number(doc, n, "mode", 8, 07777);
-  owner_and_layer(doc, item, f.uid, f.gid, f.layer);
+  if (auto n = item["mode"]) f.mode = in.number(n, "mode", 8, 07777);
+  owner_and_layer(in, item, f.uid, f.gid, f.layer);
   r.files.push_back(std::move(f));
 }
 
-void Loader::convert_symlink(const Document& doc, const YAML::Node& item, Recipe& r) {
+void Loader::convert_symlink(const DocumentReader& in, const YAML::Node& item, Recipe& r) {
   if (!item.IsMap()) {
-    diag_.error(at(doc, item), "each 'symlinks' item must be a mapping with path and target");
+    diag_.error(in.at(item), "each 'symlinks' item must be a mapping with path and target");
     return;
   }
-  if (!check_keys(doc, item, kSymlinkKeys, "symlinks item")) return;
+  if (!in.check_keys(item, kSymlinkKeys, "symlinks item")) return;
   SymlinkStep s;
-  s.where = at(doc, item);
+  s.where = in.at(item);
   if (auto n = item["path"]) {
-    if (auto p = image_path(doc, n, "path")) s.path = *p;
+    if (auto p = in.image_path(n, "path")) s.path = *p;
   } else {
     diag_.error(s.where, "a symlinks item needs 'path'");
   }
   if (auto n = item["target"]) {
-    s.target = text(doc, n, "target").value_or("");
-    if (s.target.empty()) diag_.error(at(doc, n), "'target' may not be empty");
+    s.target = in.text(n, "target").value_or("");
+    if (s.target.empty()) diag_.error(in.at(n), "'target' may not be empty");
   } else {
     diag_.error(s.where, "a symlinks item needs 'target'");
   }
-  owner_and_layer(doc, item, s.uid, s.gid, s.layer);
+  owner_and_layer(in, item, s.uid, s.gid, s.layer);
   r.symlinks.push_back(std::move(s));
 }
 
 void Loader::convert(const Document& doc, Recipe& r) {
+  DocumentReader in(doc.file, diag_, vars_);
   const YAML::Node& root = doc.root;
-  check_keys(doc, root, kRecipeKeys, doc.fragment ? "fragment" : "recipe");
+  in.check_keys(root, kRecipeKeys, doc.fragment ? "fragment" : "recipe");
 
   if (auto n = root["name"]) {
     if (doc.fragment) {
-      diag_.error(at(doc, n), "'name' belongs in the recipe, not in an included fragment");
-    } else if (auto v = text(doc, n, "name")) {
+      diag_.error(in.at(n), "'name' belongs in the recipe, not in an included fragment");
+    } else if (auto v = in.text(n, "name")) {
       static const std::regex kName("[a-z0-9]+((\\.|_|__|-+)[a-z0-9]+)*(/[a-z0-9]+((\\.|_|__|-+)[a-z0-9]+)*)*");
       if (!std::regex_match(*v, kName))
-        diag_.error(at(doc, n), "name '" + *v + "' is not a valid image name",
+        diag_.error(in.at(n), "name '" + *v + "' is not a valid image name",
                     "use lowercase letters, digits and . _ - separators, e.g. pytorch-therock-rocm-ci");
       else
         r.name = *v;
     }
   }
   if (auto n = root["platform"]) {
-    if (auto v = text(doc, n, "platform")) {
+    if (auto v = in.text(n, "platform")) {
       try {
         r.platform = Platform::parse(*v);
       } catch (const InputError& e) {
-        diag_.error(at(doc, n), e.what(), e.hint());
+        diag_.error(in.at(n), e.what(), e.hint());
       }
     }
   }
   if (auto n = root["base"]) {
-    if (auto v = text(doc, n, "base")) {
+    if (auto v = in.text(n, "base")) {
       r.base = *v;
-      r.base_where = at(doc, n);
+      r.base_where = in.at(n);
       // scratch, a local image (oci:DIR[:TAG], docker-archive:FILE) or a registry reference.
       bool local = r.base.rfind("oci:", 0) == 0 || r.base.rfind("docker-archive:", 0) == 0;
       if (r.base != "scratch" && !local) {
         try {
           (void)registry::parse_reference(r.base);
         } catch (const InputError& e) {
-          diag_.error(at(doc, n), "base: " + std::string(e.what()), e.hint());
+          diag_.error(in.at(n), "base: " + std::string(e.what()), e.hint());
         }
       }
     }
   }
   if (auto n = root["files"]) {
-    if (!n.IsSequence()) diag_.error(at(doc, n), "'files' must be a list");
-    else for (const auto& item : n) convert_file(doc, item, r);
+    if (!n.IsSequence()) diag_.error(in.at(n), "'files' must be a list");
+    else for (const auto& item : n) convert_file(in, item, r);
   }
   if (auto n = root["symlinks"]) {
-    if (!n.IsSequence()) diag_.error(at(doc, n), "'symlinks' must be a list");
-    else for (const auto& item : n) convert_symlink(doc, item, r);
+    if (!n.IsSequence()) diag_.error(in.at(n), "'symlinks' must be a list");
+    else for (const auto& item : n) convert_symlink(in, item, r);
   }
   if (auto n = root["env"]) {
     static const std::regex kEnvName("[A-Za-z_][A-Za-z0-9_]*");
-    if (auto m = string_map(doc, n, "env")) {
+    if (auto m = in.string_map(n, "env")) {
       for (auto& [k, v] : *m) {
         if (!std::regex_match(k, kEnvName)) {
-          diag_.error(at(doc, n), "env name '" + k + "' is not valid", "use letters, digits and _");
+          diag_.error(in.at(n), "env name '" + k + "' is not valid", "use letters, digits and _");
           continue;
         }
         const std::string name = k;  // structured bindings cannot be captured before C++20's clang 16
@@ -491,22 +362,22 @@ void Loader::convert(const Document& doc, Recipe& r) {
       }
     }
   }
-  if (auto n = root["user"]) r.user = text(doc, n, "user");
-  if (auto n = root["workdir"]) r.workdir = image_path(doc, n, "workdir");
-  if (auto n = root["entrypoint"]) r.entrypoint = command(doc, n, "entrypoint");
-  if (auto n = root["cmd"]) r.cmd = command(doc, n, "cmd");
+  if (auto n = root["user"]) r.user = in.text(n, "user");
+  if (auto n = root["workdir"]) r.workdir = in.image_path(n, "workdir");
+  if (auto n = root["entrypoint"]) r.entrypoint = command(in, n, "entrypoint");
+  if (auto n = root["cmd"]) r.cmd = command(in, n, "cmd");
   if (auto n = root["labels"])
-    if (auto m = string_map(doc, n, "labels"))
+    if (auto m = in.string_map(n, "labels"))
       for (auto& [k, v] : *m) r.labels[k] = v;
   if (auto n = root["annotations"])
-    if (auto m = string_map(doc, n, "annotations"))
+    if (auto m = in.string_map(n, "annotations"))
       for (auto& [k, v] : *m) r.annotations[k] = v;
   if (auto n = root["tags"]) {
     static const std::regex kTag("[A-Za-z0-9_][A-Za-z0-9._-]{0,127}");
-    if (auto tags = string_list(doc, n, "tags")) {
+    if (auto tags = in.string_list(n, "tags")) {
       for (const auto& t : *tags) {
         if (!std::regex_match(t, kTag)) {
-          diag_.error(at(doc, n), "tag '" + t + "' is not a valid tag",
+          diag_.error(in.at(n), "tag '" + t + "' is not a valid tag",
                       "tags use letters, digits, '_', '.', '-', start with a letter, digit or '_', at most 128");
           continue;
         }
@@ -514,6 +385,7 @@ void Loader::convert(const Document& doc, Recipe& r) {
       }
     }
   }
+  if (auto n = root["python"]) merge_python_section(in, n, r.python);
 }
 
 }  // namespace

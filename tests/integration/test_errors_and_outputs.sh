@@ -42,6 +42,51 @@ files:
   - { content: two, dest: /a }
 Y
 
+# Broken python: sections: `validate` reports them at their location with exit code 2.
+expect_invalid_validate() {  # expect_invalid_validate NAME EXPECTED-MESSAGE < recipe
+  local name=$1 expected=$2
+  cat > "$WORK/$name.yaml"
+  set +e
+  out=$("$ROCKPACK" validate "$WORK/$name.yaml" 2>&1)
+  rc=$?
+  set -e
+  assert_eq "$rc" "2" "$name: exit code"
+  assert_contains "$out" "$expected" "$name: message"
+}
+expect_invalid_validate py-typo "$WORK/py-typo.yaml:4:3: unknown key 'pakages' in python (did you mean 'packages'?)" <<'Y'
+name: x
+python:
+  interpreter: /usr/bin/python3
+  pakages: [pip]
+Y
+expect_invalid_validate py-secret "$WORK/py-secret.yaml:6:12: 'url' has credentials in its URL" <<'Y'
+name: x
+python:
+  interpreter: /usr/bin/python3
+  packages: [torch]
+  indexes:
+    - url: https://user:token@example.invalid/simple/
+Y
+expect_invalid_validate py-pep508 "$WORK/py-pep508.yaml:5:7: invalid requirement" <<'Y'
+name: x
+python:
+  interpreter: /usr/bin/python3
+  packages:
+    - "demo[cli>=1.0"
+Y
+expect_invalid_validate py-nointerp "the python section needs 'interpreter' or 'standalone'" <<'Y'
+name: x
+python:
+  packages: [pip]
+Y
+printf 'six\n-e ./src\n' > "$WORK/py-req.txt"
+expect_invalid_validate py-editable "py-req.txt:2: editable requirements ('-e') are not supported" <<'Y'
+name: x
+python:
+  interpreter: /usr/bin/python3
+  requirements: [py-req.txt]
+Y
+
 # --set of an undeclared arg, and a bad flag value: exit 2 too.
 printf 'name: ok\nargs: {A: "1"}\nfiles: [{content: "${A}", dest: /a}]\ntags: [t1]\n' > "$WORK/ok.yaml"
 set +e
