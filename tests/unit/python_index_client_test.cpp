@@ -73,6 +73,11 @@ class IndexServer {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     std::ifstream in(port_file_);
     in >> port_;
+    if (port_ <= 0) {
+      ::kill(pid_, SIGTERM);
+      ::waitpid(pid_, nullptr, 0);
+      pid_ = -1;
+    }
     REQUIRE_MESSAGE(port_ > 0, "index_server.py did not start");
   }
   ~IndexServer() {
@@ -221,6 +226,16 @@ TEST_CASE("python/index: without metadata files a 50 MB wheel costs under 1 MB o
   CHECK(sent < (1u << 20));
   CHECK(finder.stats().metadata_bytes < (1u << 20));
   CHECK(finder.stats().metadata_requests >= 1);
+
+  // METADATA at the front of the wheel: the member is a separate range request.
+  std::string zip = build_zip({{"front-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: front\nVersion: 1.0\n"
+                                                                "Requires-Dist: a\nRequires-Dist: b\n"},
+                               {"front/big.bin", random_bytes(20u << 20), false}});
+  rp::write_file_atomic(wheels.path / "front-1.0-py3-none-any.whl", zip);
+  REQUIRE(version_strings(finder.versions("front")) == std::vector<std::string>{"1.0"});
+  CHECK(finder.dependencies("front", {Version::parse("1.0"), ""}).size() == 2);
+  CHECK(server.requests("/files/front-1.0-py3-none-any.whl") == 2);
+  CHECK(server.bytes_sent("/files/front-1.0-py3-none-any.whl") < (1u << 20));
 }
 
 TEST_CASE("python/index: a server that ignores Range") {
