@@ -75,6 +75,7 @@ PackageFinder::PackageFinder(FinderOptions options, TagPolicy tags, std::string 
       tags_(std::move(tags)),
       python_full_version_(std::move(python_full_version)),
       python_version_(Version::parse(python_full_version_)) {
+  options_.remote.verify_tls = options_.client.verify_tls;
   for (const auto& index : options_.indexes) indexes_.push_back(std::make_unique<IndexClient>(index, options_.client));
   for (const auto& location : options_.find_links)
     find_links_.push_back(std::make_unique<FindLinks>(location, options_.client));
@@ -168,7 +169,10 @@ PackageFinder::Project PackageFinder::collect(const std::string& name) {
         continue;
       }
     }
-    if (f.yanked && !yank_ok.count(wheel->version.to_string())) {
+    // Compared as versions: a pin "==2.0" allows the yanked file "2.0.0".
+    bool yank_allowed = std::any_of(yank_ok.begin(), yank_ok.end(),
+                                    [&](const std::string& v) { return Version::parse(v) == wheel->version; });
+    if (f.yanked && !yank_allowed) {
       reject("yanked" + (f.yanked->empty() ? std::string() : " (" + printable(*f.yanked) + ")"));
       continue;
     }
@@ -312,6 +316,7 @@ std::string PackageFinder::metadata_text(const std::string& name, const FileChoi
         net::HttpRequest request;
         request.url = strip_userinfo(f.url + ".metadata");
         request.max_body = kMaxMetadataSize;
+        request.verify_tls = options_.client.verify_tls;
         response = perform_with_retry(request, options_.client.retry);
       }
       {

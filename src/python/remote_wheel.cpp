@@ -355,7 +355,7 @@ HttpRangeSource::HttpRangeSource(std::string url, net::Headers headers, RangeSta
 // One GET with a Range header (or none). 2xx bodies land in `sink`.
 namespace {
 net::HttpResponse ranged_get(const std::string& url, const net::Headers& headers, const std::string& range,
-                                    BoundedSink& sink, const registry::RetryPolicy& retry, RangeStats* stats) {
+                                    BoundedSink& sink, const RemoteReadOptions& options, RangeStats* stats) {
   net::HttpRequest request;
   request.url = url;
   request.headers = headers;
@@ -363,9 +363,10 @@ net::HttpResponse ranged_get(const std::string& url, const net::Headers& headers
   request.sink = &sink;
   request.before_sink = [&sink](long) { sink.reset(); };
   request.max_body = 1 << 20;  // error bodies only
+  request.verify_tls = options.verify_tls;
   if (stats) ++stats->requests;
   try {
-    net::HttpResponse response = perform_with_retry(request, retry);
+    net::HttpResponse response = perform_with_retry(request, options.retry);
     if (stats) stats->bytes += sink.received() + response.body.size();
     return response;
   } catch (const Error&) {
@@ -379,7 +380,7 @@ void HttpRangeSource::download_whole_file(const std::string& why) {
   BoundedSink sink(options_.max_full_download);
   net::HttpResponse response;
   try {
-    response = ranged_get(url_, headers_, "", sink, options_.retry, stats_);
+    response = ranged_get(url_, headers_, "", sink, options_, stats_);
   } catch (const Error&) {
     if (!sink.overflow()) throw;
     throw Error(net::redact_url(url_) + ": " + why + ", and the wheel is larger than " +
@@ -397,7 +398,7 @@ std::string HttpRangeSource::read_tail(uint64_t length, uint64_t* file_size) {
     BoundedSink sink(std::max(length, options_.max_full_download));
     net::HttpResponse response;
     try {
-      response = ranged_get(url_, headers_, "bytes=-" + std::to_string(length), sink, options_.retry, stats_);
+      response = ranged_get(url_, headers_, "bytes=-" + std::to_string(length), sink, options_, stats_);
     } catch (const Error&) {
       if (!sink.overflow()) throw;
       throw Error(net::redact_url(url_) + ": the server ignores HTTP Range requests, and the wheel is larger than " +
@@ -435,7 +436,7 @@ std::string HttpRangeSource::read_range(uint64_t offset, uint64_t length) {
     net::HttpResponse response;
     std::string range = "bytes=" + std::to_string(offset) + "-" + std::to_string(offset + length - 1);
     try {
-      response = ranged_get(url_, headers_, range, sink, options_.retry, stats_);
+      response = ranged_get(url_, headers_, range, sink, options_, stats_);
     } catch (const Error&) {
       if (!sink.overflow()) throw;
       throw Error(net::redact_url(url_) + ": the server stopped honouring HTTP Range requests",
