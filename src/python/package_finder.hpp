@@ -1,0 +1,109 @@
+#pragma once
+// What the resolver asks (versions, dependencies), answered from indexes, find-links locations and
+// direct wheel references for one target interpreter; afterwards, which file to download for each
+// resolved package.
+//
+// Files are filtered before the resolver sees a version: only wheels (source distributions are not
+// built), with a tag the target accepts, whose Requires-Python admits the target, not yanked (unless
+// the caller allows that exact version, see allow_yanked), matching the --hash pins. Of the wheels
+// left for a version, the one with the best tag wins. A project whose every file is rejected is an
+// rp::InputError that lists each file and why.
+//
+// Dependencies come from, in order: the content store's record for the wheel's sha256, the PEP 658
+// `.metadata` file, HTTP range requests into the remote wheel, or the local file.
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "net/http.hpp"
+#include "python/index_client.hpp"
+#include "python/remote_wheel.hpp"
+#include "python/resolver.hpp"
+#include "python/wheel_filename.hpp"
+
+namespace rp {
+class ContentStore;
+}
+
+namespace rp::python {
+
+struct FinderOptions {
+  std::vector<IndexSource> indexes;      // in priority order
+  std::vector<std::string> find_links;   // directories or URLs of flat pages
+  IndexStrategy strategy = IndexStrategy::kFirstIndex;
+  ContentStore* store = nullptr;         // caches metadata as "wheel-metadata" records; may be null
+  bool require_hashes = true;            // false: a wheel without any sha256 is accepted (tests, trusted mirrors)
+  IndexClientOptions client;
+  RemoteReadOptions remote;
+};
+
+// The file chosen for a resolved package: what the downloader fetches and checks.
+struct WheelArtifact {
+  std::string name;  // normalized
+  Version version;
+  std::string filename;
+  std::string url;     // credentials stripped; "file:///..." for local files
+  std::string sha256;  // 64 lowercase hex digits; empty only when verification is disabled or
+                       // several --hash pins are acceptable (then see accepted_sha256)
+  std::vector<std::string> accepted_sha256;  // the --hash pins: the file must hash to one of them
+  std::string index;   // the redacted index URL, "find-links:<location>" or "direct"
+  std::optional<uint64_t> size;
+  bool yanked = false;
+};
+
+class PackageFinder final : public ResolverProvider {
+ public:
+  // `python_full_version` ("3.11.2") is checked against Requires-Python. Throws rp::InputError for
+  // bad index settings (a URL that is not http(s), a credential variable that is not set).
+  PackageFinder(FinderOptions options, TagPolicy tags, std::string python_full_version);
+  ~PackageFinder() override;
+
+  // Call before resolving. A yanked file of exactly this version becomes acceptable (for `==`/`===`
+  // pins in the requirements); a warning is logged when one is used.
+  void allow_yanked(const std::string& name, const Version& version);
+  // --hash pins: only files whose sha256 is among `sha256s` (hex, optionally "sha256:"-prefixed)
+  // are acceptable for the package. Throws rp::InputError for a malformed hash.
+  void pin_hashes(const std::string& name, std::vector<std::string> sha256s);
+
+  std::vector<Version> versions(const std::string& name) override;
+  Version url_version(const std::string& name, const std::string& url) override;
+  std::vector<Requirement> dependencies(const std::string& name, const Candidate& candidate) override;
+
+  // The wheel for a resolved package (a candidate that versions() or url_version() produced).
+  // Throws rp::InputError when it has no sha256 to verify (unless require_hashes is off) or a local
+  // file does not match its pinned hash.
+  WheelArtifact artifact(const std::string& name, const Candidate& candidate);
+
+  // Authorization to send when downloading `url`: the credential of the index on that host, if any.
+  net::Headers auth_headers_for(const std::string& url) const;
+  // Requests and bytes spent on pages and metadata, over all sources.
+  IndexStats stats() const;
+
+ private:
+  struct FileChoice;
+  struct Project;
+  const Project& project(const std::string& name);
+  Project collect(const std::string& name);
+  const FileChoice& choice(const std::string& name, const Candidate& candidate);
+  std::string metadata_text(const std::string& name, const FileChoice& file);
+
+  FinderOptions options_;
+  TagPolicy tags_;
+  std::string python_full_version_;
+  Version python_version_;
+  std::vector<std::unique_ptr<IndexClient>> indexes_;
+  std::vector<std::unique_ptr<FindLinks>> find_links_;
+
+  mutable std::mutex mu_;
+  std::map<std::string, std::set<std::string>> yank_allowed_;     // name -> normalized versions
+  std::map<std::string, std::set<std::string>> hash_pins_;        // name -> hex digests
+  std::map<std::string, std::unique_ptr<Project>> projects_;
+  std::map<std::string, std::unique_ptr<FileChoice>> direct_;     // by URL as given
+  IndexStats own_stats_;                                           // find-links and direct metadata reads
+};
+
+}  // namespace rp::python
