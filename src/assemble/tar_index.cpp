@@ -105,7 +105,7 @@ bool checksum_ok(const char* h) {
 
 // PAX records: "<len> <key>=<value>\n".
 void apply_pax(const std::string& data, std::optional<std::string>& path, std::optional<std::string>& link,
-               std::optional<uint64_t>& size, const TarFile& tar) {
+               uint64_t& size, bool& has_size, const TarFile& tar) {
   size_t pos = 0;
   while (pos < data.size()) {
     if (data[pos] == '\0') break;  // padding some writers leave
@@ -131,6 +131,7 @@ void apply_pax(const std::string& data, std::optional<std::string>& path, std::o
         s = s * 10 + static_cast<uint64_t>(c - '0');
       }
       size = s;
+      has_size = true;
     } else if (key.rfind("GNU.sparse.", 0) == 0) {
       tar.fail("sparse files are not supported");
     }
@@ -206,7 +207,8 @@ std::vector<TarIndexMember> index_plain_tar(const fs::path& file, const std::str
   TarFile tar(file, what);
   std::vector<TarIndexMember> out;
   std::optional<std::string> next_path, next_link;
-  std::optional<uint64_t> next_size;
+  uint64_t next_size = 0;  // from a PAX "size" record, when has_next_size
+  bool has_next_size = false;
   uint64_t pos = 0;
   for (;;) {
     if (pos + kBlock > tar.size()) {
@@ -221,15 +223,16 @@ std::vector<TarIndexMember> index_plain_tar(const fs::path& file, const std::str
     if (!size_field) tar.fail("bad size field at offset " + std::to_string(pos));
     char type = h[156];
     uint64_t data_offset = pos + kBlock;
-    uint64_t stored = next_size && (type != 'x' && type != 'g' && type != 'L' && type != 'K') ? *next_size : *size_field;
+    bool extension = type == 'x' || type == 'g' || type == 'L' || type == 'K';
+    uint64_t stored = has_next_size && !extension ? next_size : *size_field;
     if (stored > tar.size() - std::min(tar.size(), data_offset)) tar.fail("member data runs past the end");
     uint64_t next = data_offset + round_up(stored);
 
-    if (type == 'x' || type == 'L' || type == 'K' || type == 'g') {
+    if (extension) {
       if (stored > kMaxExtendedHeader) tar.fail("extended header too large");
       std::string data = tar.read_at(data_offset, stored);
       if (type == 'x') {
-        apply_pax(data, next_path, next_link, next_size, tar);
+        apply_pax(data, next_path, next_link, next_size, has_next_size, tar);
       } else if (type == 'L') {
         next_path = text_field(data.data(), data.size());
       } else if (type == 'K') {
@@ -267,7 +270,7 @@ std::vector<TarIndexMember> index_plain_tar(const fs::path& file, const std::str
     out.push_back(std::move(m));
     next_path.reset();
     next_link.reset();
-    next_size.reset();
+    has_next_size = false;
     pos = next;
   }
   return out;

@@ -135,7 +135,33 @@ void RootfsView::remove_subtree(const std::string& key, bool keep_self) {
   }
 }
 
-void RootfsView::put(const std::string& key, Stored stored) {
+std::string RootfsView::through_parent_symlinks(const std::string& key) const {
+  // Runtimes extract a member below a symlinked directory through the link (usrmerge: lib ->
+  // usr/lib), so a layer's "lib/x/libc.so.6" lands in usr/lib/x.
+  std::string current;
+  auto parts = components(parent_of(key));
+  for (size_t i = 0; i < parts.size(); ++i) {
+    std::string next = current.empty() ? parts[i] : current + "/" + parts[i];
+    auto it = nodes_.find(next);
+    if (it == nodes_.end()) {  // this and the rest will be created as directories
+      for (size_t j = i + 1; j < parts.size(); ++j) next += "/" + parts[j];
+      current = std::move(next);
+      break;
+    }
+    if (it->second.node.type == EntryType::kSymlink) {
+      auto resolved = resolve(next, true);
+      if (resolved && (resolved->empty() || nodes_.at(*resolved).node.type == EntryType::kDirectory)) {
+        current = *resolved;
+        continue;
+      }
+    }
+    current = std::move(next);
+  }
+  return current.empty() ? base_of(key) : current + "/" + base_of(key);
+}
+
+void RootfsView::put(const std::string& original_key, Stored stored) {
+  const std::string key = through_parent_symlinks(original_key);
   // Missing parents become plain directories, as container runtimes create them.
   std::string parent = parent_of(key);
   std::vector<std::string> missing;
@@ -243,7 +269,7 @@ void RootfsView::add_layer(const ContentStore& store, const Descriptor& layer, c
   for (const auto& key : whiteouts) remove_subtree(key, false);
   for (auto& m : members) {
     if (m.type == EntryType::kHardlink) {
-      auto target = nodes_.find(m.link);
+      auto target = nodes_.find(through_parent_symlinks(m.link));
       if (target == nodes_.end() || target->second.node.type != EntryType::kFile) continue;
       Stored copy = target->second;
       put(m.key, std::move(copy));
@@ -259,7 +285,7 @@ void RootfsView::add_entries(const std::vector<Entry>& entries) {
     if (!key) continue;
     if (entry.type == EntryType::kHardlink) {
       auto target_key = member_key(entry.link_target);
-      auto target = target_key ? nodes_.find(*target_key) : nodes_.end();
+      auto target = target_key ? nodes_.find(through_parent_symlinks(*target_key)) : nodes_.end();
       if (target == nodes_.end()) continue;
       Stored copy = target->second;
       put(*key, std::move(copy));

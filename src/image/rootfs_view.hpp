@@ -65,6 +65,8 @@ class RootfsView {
   // Puts `stored` at `key`, creating missing parents and replacing what was there (a non-directory
   // replaces a whole subtree).
   void put(const std::string& key, Stored stored);
+  // `key` with symlinks in its parent directories resolved, as tar extraction follows them.
+  std::string through_parent_symlinks(const std::string& key) const;
   void remove_subtree(const std::string& key, bool keep_self);
 
   std::map<std::string, Stored> nodes_;  // key: relative path, no leading '/'

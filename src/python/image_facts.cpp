@@ -195,7 +195,8 @@ std::optional<std::string> version_from_dpkg_status(std::string_view status, int
     if (package != "python" + mm + "-minimal" && package != "libpython" + mm + "-minimal" && package != "python" + mm)
       return;
     std::string_view state = field(fields, "Status");
-    if (!state.empty() && state.find("installed") == std::string_view::npos) return;  // status.d files have none
+    // "install ok installed"; distroless' status.d files have no Status at all.
+    if (!state.empty() && (state.size() < 10 || state.substr(state.size() - 10) != " installed")) return;
     std::string v = debian_upstream(field(fields, "Version"));
     if (same_minor_version(v, major, minor)) found = v;
   });

@@ -47,6 +47,7 @@ class Parser {
       skip_blank();
       vars.values[key] = value(0);
       skip_blank();
+      if (at_end()) fail("the dict is not closed with '}'");
       if (peek() == ',') {
         ++pos_;
         skip_blank();

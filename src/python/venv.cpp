@@ -11,7 +11,9 @@ namespace {
 std::string checked_venv_dir(const std::string& venv_dir, const std::string& origin) {
   if (venv_dir.empty() || venv_dir.front() != '/')
     throw InputError(origin + ": the venv directory '" + venv_dir + "' is not an absolute path", "write it as /opt/venv");
-  return "/" + normalize_image_path(venv_dir, origin);  // rejects "..", the root itself
+  std::string dir = "/";
+  dir += normalize_image_path(venv_dir, origin);  // rejects "..", the root itself
+  return dir;
 }
 
 // Shell quoting for single-quoted strings in sh, bash, fish and csh alike: the path is closed,
@@ -27,19 +29,19 @@ std::string activate_sh(const std::string& dir, const std::string& name) {
 # It must not be run as a program: it changes the current shell.
 
 deactivate () {
-    if [ -n "${_OLD_VIRTUAL_PATH:-}" ] ; then
+    if [ -n "${_OLD_VIRTUAL_PATH+set}" ] ; then
         PATH="${_OLD_VIRTUAL_PATH}"
         export PATH
         unset _OLD_VIRTUAL_PATH
     fi
-    if [ -n "${_OLD_VIRTUAL_PYTHONHOME:-}" ] ; then
+    if [ -n "${_OLD_VIRTUAL_PYTHONHOME+set}" ] ; then
         PYTHONHOME="${_OLD_VIRTUAL_PYTHONHOME}"
         export PYTHONHOME
         unset _OLD_VIRTUAL_PYTHONHOME
     fi
     # Forget remembered command locations: they may point into the venv.
     hash -r 2> /dev/null
-    if [ -n "${_OLD_VIRTUAL_PS1:-}" ] ; then
+    if [ -n "${_OLD_VIRTUAL_PS1+set}" ] ; then
         PS1="${_OLD_VIRTUAL_PS1}"
         export PS1
         unset _OLD_VIRTUAL_PS1
@@ -61,7 +63,7 @@ _OLD_VIRTUAL_PATH="$PATH"
 PATH="$VIRTUAL_ENV/bin:$PATH"
 export PATH
 
-if [ -n "${PYTHONHOME:-}" ] ; then
+if [ -n "${PYTHONHOME+set}" ] ; then
     _OLD_VIRTUAL_PYTHONHOME="${PYTHONHOME:-}"
     unset PYTHONHOME
 fi

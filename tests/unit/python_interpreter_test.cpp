@@ -118,7 +118,7 @@ TEST_CASE("sysconfigdata: malformed input is a clear InputError with file, line 
   CHECK(error_of("x = 1").find("no 'build_time_vars") != std::string::npos);
   CHECK(error_of("build_time_vars = {'a': 'b'") .find("not closed") != std::string::npos);
   CHECK(error_of("build_time_vars = {'a': 'b\n'}").find(":1:") != std::string::npos);
-  CHECK(error_of("build_time_vars = {\n'a': [1]}").find("/usr/lib/python3.11/_sysconfigdata_x.py:2:7") != std::string::npos);
+  CHECK(error_of("build_time_vars = {\n'a': [1]}").find("/usr/lib/python3.11/_sysconfigdata_x.py:2:6") != std::string::npos);
   CHECK(error_of("build_time_vars = {'a' 1}").find("expected ':'") != std::string::npos);
   CHECK(error_of("build_time_vars = {'a': 1 'b': 2}").find("expected ',' or '}'") != std::string::npos);
   CHECK(error_of("build_time_vars = {'a': '\\x4'}").find("hex digits") != std::string::npos);
@@ -150,7 +150,8 @@ TEST_CASE("image facts: glibc, patchlevel.h, dpkg and apk databases") {
   CHECK_FALSE(version_from_patchlevel("#define PY_VERSION_HEX 0x030b09f0"));
   CHECK(version_from_dpkg_status(kDpkgStatus, 3, 11) == "3.11.2");
   CHECK_FALSE(version_from_dpkg_status(kDpkgStatus, 3, 12));
-  CHECK(version_from_dpkg_status("Package: libpython3.12-minimal\nStatus: deinstall ok config-files\nVersion: 3.12.1-1\n\n"
+  CHECK(version_from_dpkg_status("Package: libpython3.12-minimal\nStatus: install ok not-installed\nVersion: 3.12.2-1\n\n"
+                                 "Package: libpython3.12-minimal\nStatus: deinstall ok config-files\nVersion: 3.12.1-1\n\n"
                                  "Package: libpython3.12-minimal\nStatus: install ok installed\nVersion: 1:3.12.0~rc1-2\n",
                                  3, 12) == "3.12.0rc1");
   CHECK(version_from_apk_installed("P:musl\nV:1.2.4-r2\n\nP:python3\nV:3.11.9-r0\n", 3, 11) == "3.11.9");

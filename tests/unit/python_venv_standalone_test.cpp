@@ -98,12 +98,13 @@ TEST_CASE("venv: bin/activate sets and restores PATH, VIRTUAL_ENV and the prompt
   TempDir dir;
   auto m = by_path(venv_entries(debian_interpreter(), "/opt/my venv's", "t"));
   auto script = dir.write("activate", content_of(m.at("opt/my venv's/bin/activate")));
-  std::string out = run("env -i PATH=/usr/bin:/bin PS1='$ ' bash -c '. \"" + script.string() +
+  // A non-interactive bash drops an inherited PS1: set it inside.
+  std::string out = run("env -i PATH=/usr/bin:/bin bash -c 'PS1=\">\"; . \"" + script.string() +
                         "\"; echo \"$VIRTUAL_ENV|$PATH|$PS1\"; deactivate; echo \"${VIRTUAL_ENV:-unset}|$PATH|$PS1\"; "
                         "type deactivate >/dev/null 2>&1 || echo gone' 2>&1");
   CHECK(out ==
-        "/opt/my venv's|/opt/my venv's/bin:/usr/bin:/bin|(my venv's) $ \n"
-        "unset|/usr/bin:/bin|$ \n"
+        "/opt/my venv's|/opt/my venv's/bin:/usr/bin:/bin|(my venv's) >\n"
+        "unset|/usr/bin:/bin|>\n"
         "gone\n");
 }
 
@@ -169,7 +170,7 @@ TEST_CASE("standalone: archive members stream into entries under the prefix, ind
     // The index is a store record now: with the archive gone, a warm run still works.
     auto record = store.get_record("tar-index", digest);
     REQUIRE(record);
-    std::filesystem::remove(store.blob_path(digest));
+    if (std::string(compression) != "none") std::filesystem::remove(store.blob_path(digest));
     auto again = standalone_entries(store, digest, "cpython-3.12.7.tar.gz", "/opt/python", "python", "s");
     CHECK(again.size() == entries.size());
 

@@ -102,6 +102,23 @@ TEST_CASE("rootfs view: a file replacing a directory drops its subtree; entries 
   CHECK(view.list("/d").empty());
 }
 
+TEST_CASE("rootfs view: members below a symlinked directory land in its target (usrmerge)") {
+  TempDir dir;
+  ContentStore store(dir.path / "store");
+  auto lower = store_layer(store, {dir_entry("usr"), dir_entry("usr/lib"), symlink_entry("lib", "usr/lib")});
+  auto upper = store_layer(store, {dir_entry("lib"), dir_entry("lib/x86_64-linux-gnu"),
+                                   file_entry("lib/x86_64-linux-gnu/libc.so.6", "libc")});
+  RootfsView view;
+  view.add_layer(store, lower, keep_all());
+  view.add_layer(store, upper, keep_all());
+  CHECK(view.lstat("/lib")->type == EntryType::kDirectory);  // a directory entry replaces the link
+  RootfsView merged;
+  merged.add_layer(store, lower, keep_all());
+  merged.add_entries({file_entry("lib/x86_64-linux-gnu/libc.so.6", "libc")});
+  CHECK(merged.lstat("/lib")->type == EntryType::kSymlink);
+  CHECK(merged.read("/usr/lib/x86_64-linux-gnu/libc.so.6") == "libc");
+}
+
 TEST_CASE("rootfs view: a corrupt or unsupported layer blob is an error") {
   TempDir dir;
   ContentStore store(dir.path / "store");
