@@ -1,6 +1,10 @@
 #include <doctest/doctest.h>
 
+#include <gnu/libc-version.h>
+
+#include <cstdio>
 #include <filesystem>
+#include <sstream>
 
 #include "image/rootfs_view.hpp"
 #include "image_test_support.hpp"
@@ -339,43 +343,98 @@ TEST_CASE("interpreter: musl (Alpine) and a version known only from the name") {
   CHECK(py.version == "3.11.9");
 }
 
+namespace {
+
+// The regular files and symlinks directly in a host directory, as planned entries at `image_dir`.
+void add_host_dir(std::vector<Entry>& entries, const std::string& host_dir, const std::string& image_dir) {
+  for (const auto& de : std::filesystem::directory_iterator(host_dir)) {
+    std::string image_path = image_dir + "/" + de.path().filename().string();
+    if (de.is_symlink()) {
+      entries.push_back(symlink_entry(image_path, std::filesystem::read_symlink(de.path()).string()));
+    } else if (de.is_regular_file()) {
+      Entry e;
+      e.path = image_path;
+      e.type = EntryType::kFile;
+      e.mode = static_cast<uint32_t>(de.status().permissions()) & 07777;
+      e.content = std::make_shared<HostFileContent>(de.path().string(), de.file_size(), "");
+      entries.push_back(e);
+    } else if (de.is_directory()) {
+      entries.push_back(dir_entry(image_path));
+    }
+  }
+}
+
+void add_host_file(std::vector<Entry>& entries, const std::string& host_path, const std::string& image_path) {
+  std::string real = std::filesystem::canonical(host_path).string();
+  Entry e;
+  e.path = image_path;
+  e.content = std::make_shared<HostFileContent>(real, std::filesystem::file_size(real), "");
+  entries.push_back(e);
+}
+
+// What the interpreter itself says (the test may run it; rockpack never does).
+std::vector<std::string> ask_python(const std::string& python) {
+  std::string command = python + " -c \"import sys, sysconfig; print(sys.version.split()[0], "
+                                 "sysconfig.get_config_var('SOABI'), sys.prefix)\"";
+  std::string out;
+  FILE* p = ::popen(command.c_str(), "r");
+  REQUIRE(p);
+  char buf[512];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  ::pclose(p);
+  std::vector<std::string> words;
+  std::istringstream in(out);
+  for (std::string w; in >> w;) words.push_back(w);
+  REQUIRE(words.size() == 3);
+  return words;
+}
+
+}  // namespace
+
 TEST_CASE("interpreter: the host's pyenv installation as real-world input (skipped when absent)") {
   const std::string root = "/root/.pyenv/versions/3.11.7";
   if (!std::filesystem::exists(root + "/bin/python3.11")) return;
-  // Host files for bin/, the stdlib's top level, include/ and the host's libc, placed at /opt/py.
+  auto truth = ask_python(root + "/bin/python3.11");
+  // bin/, the stdlib's top level, include/ and the host's libc; the prefix moved to /opt/py.
   std::vector<Entry> entries;
-  auto add_dir_files = [&](const std::string& host_dir, const std::string& image_dir) {
-    for (const auto& de : std::filesystem::directory_iterator(host_dir)) {
-      std::string image_path = image_dir + "/" + de.path().filename().string();
-      if (de.is_symlink()) {
-        entries.push_back(symlink_entry(image_path, std::filesystem::read_symlink(de.path()).string()));
-      } else if (de.is_regular_file()) {
-        Entry e;
-        e.path = image_path;
-        e.type = EntryType::kFile;
-        e.mode = static_cast<uint32_t>(de.status().permissions()) & 07777;
-        e.content = std::make_shared<HostFileContent>(de.path().string(), de.file_size(), "");
-        entries.push_back(e);
-      }
-    }
-  };
-  add_dir_files(root + "/bin", "opt/py/bin");
-  add_dir_files(root + "/lib/python3.11", "opt/py/lib/python3.11");
-  add_dir_files(root + "/include/python3.11", "opt/py/include/python3.11");
-  std::string libc = std::filesystem::canonical("/lib/x86_64-linux-gnu/libc.so.6").string();
-  Entry libc_entry;
-  libc_entry.path = "lib/x86_64-linux-gnu/libc.so.6";
-  libc_entry.content = std::make_shared<HostFileContent>(libc, std::filesystem::file_size(libc), "");
-  entries.push_back(libc_entry);
+  add_host_dir(entries, root + "/bin", "opt/py/bin");
+  add_host_dir(entries, root + "/lib/python3.11", "opt/py/lib/python3.11");
+  add_host_dir(entries, root + "/include/python3.11", "opt/py/include/python3.11");
+  add_host_file(entries, "/lib/x86_64-linux-gnu/libc.so.6", "lib/x86_64-linux-gnu/libc.so.6");
   RootfsView view;
   view.add_entries(entries);
   Interpreter py = read_interpreter(view, "/opt/py/bin/python3", amd64());
   CHECK(py.real_executable == "/opt/py/bin/python3.11");
-  CHECK(py.version == "3.11.7");
+  CHECK(py.version == truth[0]);
+  CHECK(py.soabi == truth[1]);
+  CHECK(truth[2] == root);
   CHECK(py.prefix == "/opt/py");
   CHECK(py.include == "/opt/py/include/python3.11");
-  CHECK(py.soabi == "cpython-311-x86_64-linux-gnu");
   CHECK(py.libc == "glibc");
-  CHECK(py.libc_version.rfind("2.", 0) == 0);
+  CHECK(py.libc_version == gnu_get_libc_version());
   CHECK(py.system_scheme.purelib == "/opt/py/lib/python3.11/site-packages");
+}
+
+TEST_CASE("interpreter: the host's Debian python3 as real-world input (skipped when absent)") {
+  if (!std::filesystem::exists("/usr/bin/python3.11") ||
+      !std::filesystem::exists("/usr/lib/python3.11/_sysconfigdata__x86_64-linux-gnu.py"))
+    return;
+  auto truth = ask_python("/usr/bin/python3.11");
+  std::vector<Entry> entries;
+  add_host_dir(entries, "/usr/bin", "usr/bin");
+  add_host_dir(entries, "/usr/lib/python3.11", "usr/lib/python3.11");
+  entries.push_back(dir_entry("usr/lib/python3/dist-packages"));
+  add_host_file(entries, "/lib/x86_64-linux-gnu/libc.so.6", "usr/lib/x86_64-linux-gnu/libc.so.6");
+  entries.push_back(symlink_entry("lib", "usr/lib"));
+  if (std::filesystem::exists("/var/lib/dpkg/status")) add_host_file(entries, "/var/lib/dpkg/status", "var/lib/dpkg/status");
+  RootfsView view;
+  view.add_entries(entries);
+  Interpreter py = read_interpreter(view, "/usr/bin/python3", amd64());
+  CHECK(py.version == truth[0]);
+  CHECK(py.soabi == truth[1]);
+  CHECK(py.prefix == truth[2]);
+  CHECK(py.libc_version == gnu_get_libc_version());
+  CHECK(py.system_scheme.purelib == "/usr/local/lib/python3.11/dist-packages");
+  CHECK(py.externally_managed.has_value() == std::filesystem::exists("/usr/lib/python3.11/EXTERNALLY-MANAGED"));
 }
