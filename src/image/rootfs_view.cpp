@@ -1,0 +1,373 @@
+#include "image/rootfs_view.hpp"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "image/media_types.hpp"
+#include "util/digest.hpp"
+#include "util/error.hpp"
+
+namespace rp {
+
+namespace {
+
+constexpr int kMaxSymlinks = 40;
+constexpr const char* kWhiteoutPrefix = ".wh.";
+constexpr const char* kOpaqueMarker = ".wh..wh..opq";
+
+// Splits a path into its components, dropping empty ones and ".".
+std::vector<std::string> components(std::string_view path) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i <= path.size()) {
+    size_t j = path.find('/', i);
+    if (j == std::string_view::npos) j = path.size();
+    std::string_view part = path.substr(i, j - i);
+    if (!part.empty() && part != ".") out.emplace_back(part);
+    i = j + 1;
+  }
+  return out;
+}
+
+// A layer member's path as a view key; nullopt for the root itself or a path climbing out of it
+// (such members cannot be meant for the image and are ignored).
+std::optional<std::string> member_key(std::string_view path) {
+  std::string key;
+  for (const auto& part : components(path)) {
+    if (part == "..") return std::nullopt;
+    if (!key.empty()) key.push_back('/');
+    key += part;
+  }
+  if (key.empty()) return std::nullopt;
+  return key;
+}
+
+std::string parent_of(const std::string& key) {
+  size_t slash = key.rfind('/');
+  return slash == std::string::npos ? std::string() : key.substr(0, slash);
+}
+
+std::string base_of(const std::string& key) {
+  size_t slash = key.rfind('/');
+  return slash == std::string::npos ? key : key.substr(slash + 1);
+}
+
+// Feeds libarchive from a store blob while hashing it, so a corrupt blob is noticed even though
+// libarchive reads the file itself. C callbacks: nothing may throw through them.
+struct VerifyingBlobReader {
+  int fd = -1;
+  Sha256 sha;
+  std::vector<char> buffer = std::vector<char>(1 << 20);
+  std::string error;
+
+  static la_ssize_t read(archive* a, void* self_ptr, const void** out) {
+    auto* self = static_cast<VerifyingBlobReader*>(self_ptr);
+    ssize_t n;
+    do n = ::read(self->fd, self->buffer.data(), self->buffer.size());
+    while (n < 0 && errno == EINTR);
+    if (n < 0) {
+      self->error = std::strerror(errno);
+      archive_set_error(a, errno, "%s", self->error.c_str());
+      return -1;
+    }
+    self->sha.update(self->buffer.data(), static_cast<size_t>(n));
+    *out = self->buffer.data();
+    return n;
+  }
+
+  // Hashes what libarchive did not need (the padding after the end-of-archive blocks).
+  std::string finish() {
+    for (;;) {
+      ssize_t n = ::read(fd, buffer.data(), buffer.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) throw Error(std::string("cannot read layer blob: ") + std::strerror(errno));
+      if (n == 0) break;
+      sha.update(buffer.data(), static_cast<size_t>(n));
+    }
+    return sha.finish_digest();
+  }
+};
+
+void enable_filter_for(archive* a, const Descriptor& layer) {
+  const std::string& mt = layer.media_type;
+  if (mt == media::kOciLayerGzip || mt == media::kDockerLayerGzip || mt == media::kDockerForeignLayerGzip) {
+    archive_read_support_filter_gzip(a);
+  } else if (mt == media::kOciLayerZstd) {
+    archive_read_support_filter_zstd(a);
+  } else if (mt == media::kOciLayerTar || mt == "application/vnd.docker.image.rootfs.diff.tar") {
+    // uncompressed: no filter
+  } else {
+    throw Error("layer " + layer.digest + " has the unsupported media type '" + mt + "'",
+                "only tar, tar+gzip and tar+zstd layers can be read");
+  }
+}
+
+// One member of a layer, collected before it is applied (whiteouts apply to the layers below only,
+// whatever their position in the tar).
+struct LayerMember {
+  std::string key;
+  EntryType type = EntryType::kFile;
+  uint32_t mode = 0;
+  uint64_t size = 0;
+  std::string link;  // symlink target as written, or hardlink target key
+  std::shared_ptr<const std::string> bytes;
+};
+
+}  // namespace
+
+void RootfsView::remove_subtree(const std::string& key, bool keep_self) {
+  if (!keep_self) nodes_.erase(key);
+  std::string prefix = key.empty() ? std::string() : key + "/";
+  auto it = nodes_.lower_bound(prefix);
+  while (it != nodes_.end() && it->first.compare(0, prefix.size(), prefix) == 0) {
+    if (it->first.empty()) {  // the root key "" is nobody's child
+      ++it;
+      continue;
+    }
+    it = nodes_.erase(it);
+  }
+}
+
+std::string RootfsView::through_parent_symlinks(const std::string& key) const {
+  // Runtimes extract a member below a symlinked directory through the link (usrmerge: lib ->
+  // usr/lib), so a layer's "lib/x/libc.so.6" lands in usr/lib/x.
+  std::string current;
+  auto parts = components(parent_of(key));
+  for (size_t i = 0; i < parts.size(); ++i) {
+    std::string next = current.empty() ? parts[i] : current + "/" + parts[i];
+    auto it = nodes_.find(next);
+    if (it == nodes_.end()) {  // this and the rest will be created as directories
+      for (size_t j = i + 1; j < parts.size(); ++j) next += "/" + parts[j];
+      current = std::move(next);
+      break;
+    }
+    if (it->second.node.type == EntryType::kSymlink) {
+      auto resolved = resolve(next, true);
+      if (resolved && (resolved->empty() || nodes_.at(*resolved).node.type == EntryType::kDirectory)) {
+        current = *resolved;
+        continue;
+      }
+    }
+    current = std::move(next);
+  }
+  return current.empty() ? base_of(key) : current + "/" + base_of(key);
+}
+
+void RootfsView::put(const std::string& original_key, Stored stored) {
+  const std::string key = through_parent_symlinks(original_key);
+  // Missing parents become plain directories, as container runtimes create them.
+  std::string parent = parent_of(key);
+  std::vector<std::string> missing;
+  while (!parent.empty()) {
+    auto it = nodes_.find(parent);
+    if (it != nodes_.end()) {
+      if (it->second.node.type != EntryType::kDirectory) {
+        remove_subtree(parent, false);
+        missing.push_back(parent);
+      }
+      break;
+    }
+    missing.push_back(parent);
+    parent = parent_of(parent);
+  }
+  for (auto m = missing.rbegin(); m != missing.rend(); ++m) nodes_[*m] = Stored{Node{EntryType::kDirectory, 0755, 0, {}}, {}, {}};
+
+  auto existing = nodes_.find(key);
+  if (existing != nodes_.end() &&
+      !(existing->second.node.type == EntryType::kDirectory && stored.node.type == EntryType::kDirectory))
+    remove_subtree(key, true);
+  nodes_[key] = std::move(stored);
+}
+
+void RootfsView::add_layer(const ContentStore& store, const Descriptor& layer, const KeepContent& keep) {
+  std::string where = "layer " + layer.digest;
+  fs::path file = store.blob_path(layer.digest);
+  VerifyingBlobReader reader;
+  reader.fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (reader.fd < 0) throw Error("cannot open " + where + " in the store: " + std::strerror(errno));
+  UniqueFd fd_owner(reader.fd);
+
+  archive* a = archive_read_new();
+  std::unique_ptr<archive, decltype(&archive_read_free)> owner(a, archive_read_free);
+  archive_read_support_format_tar(a);
+  archive_read_support_format_gnutar(a);
+  enable_filter_for(a, layer);
+  if (archive_read_open(a, &reader, nullptr, &VerifyingBlobReader::read, nullptr) != ARCHIVE_OK)
+    throw Error("cannot read " + where + ": " + (archive_error_string(a) ? archive_error_string(a) : "unknown error"));
+
+  std::vector<LayerMember> members;
+  std::vector<std::string> whiteouts;        // keys removed with their subtree
+  std::vector<std::string> opaque_dirs;      // directories whose lower contents are hidden
+  archive_entry* e;
+  int r;
+  std::vector<char> chunk(1 << 16);
+  while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
+    const char* name = archive_entry_pathname(e);
+    auto key = member_key(name ? name : "");
+    if (!key) continue;
+    std::string base = base_of(*key);
+    if (base == kOpaqueMarker) {
+      opaque_dirs.push_back(parent_of(*key));
+      continue;
+    }
+    if (base.rfind(kWhiteoutPrefix, 0) == 0) {
+      std::string hidden = base.substr(std::strlen(kWhiteoutPrefix));
+      if (!hidden.empty()) whiteouts.push_back(parent_of(*key).empty() ? hidden : parent_of(*key) + "/" + hidden);
+      continue;
+    }
+    LayerMember m;
+    m.key = *key;
+    m.mode = archive_entry_perm(e) & 07777;
+    if (const char* hard = archive_entry_hardlink(e)) {
+      auto target = member_key(hard);
+      if (!target) continue;
+      m.type = EntryType::kHardlink;
+      m.link = *target;
+    } else {
+      switch (archive_entry_filetype(e)) {
+        case AE_IFREG: m.type = EntryType::kFile; break;
+        case AE_IFDIR: m.type = EntryType::kDirectory; break;
+        case AE_IFLNK:
+          m.type = EntryType::kSymlink;
+          m.link = archive_entry_symlink(e) ? archive_entry_symlink(e) : "";
+          break;
+        default: continue;  // devices and fifos tell nothing about the file system's contents
+      }
+    }
+    if (m.type == EntryType::kFile) {
+      int64_t size = archive_entry_size(e);
+      m.size = size > 0 ? static_cast<uint64_t>(size) : 0;
+      if (m.size <= kMaxKeptFileSize && keep && keep(m.key)) {
+        std::string data;
+        data.reserve(m.size);
+        la_ssize_t n;
+        while ((n = archive_read_data(a, chunk.data(), chunk.size())) > 0) data.append(chunk.data(), static_cast<size_t>(n));
+        if (n < 0)
+          throw Error("cannot read " + m.key + " in " + where + ": " +
+                      (archive_error_string(a) ? archive_error_string(a) : "unknown error"));
+        m.bytes = std::make_shared<const std::string>(std::move(data));
+      }
+    }
+    members.push_back(std::move(m));
+  }
+  if (r != ARCHIVE_EOF)
+    throw Error("cannot read " + where + ": " + (archive_error_string(a) ? archive_error_string(a) : "unknown error"),
+                "the blob may be corrupt; remove it from the store and pull again");
+  std::string actual = reader.finish();
+  if (actual != layer.digest)
+    throw Error(where + " does not match its digest (read " + actual + ")",
+                "the store copy is corrupt; remove it from the store and pull again");
+
+  for (const auto& dir : opaque_dirs) remove_subtree(dir, true);
+  for (const auto& key : whiteouts) remove_subtree(key, false);
+  for (auto& m : members) {
+    if (m.type == EntryType::kHardlink) {
+      auto target = nodes_.find(through_parent_symlinks(m.link));
+      if (target == nodes_.end() || target->second.node.type != EntryType::kFile) continue;
+      Stored copy = target->second;
+      put(m.key, std::move(copy));
+      continue;
+    }
+    put(m.key, Stored{Node{m.type, m.mode, m.size, m.link}, std::move(m.bytes), {}});
+  }
+}
+
+void RootfsView::add_entries(const std::vector<Entry>& entries) {
+  for (const auto& entry : entries) {
+    auto key = member_key(entry.path);
+    if (!key) continue;
+    if (entry.type == EntryType::kHardlink) {
+      auto target_key = member_key(entry.link_target);
+      auto target = target_key ? nodes_.find(through_parent_symlinks(*target_key)) : nodes_.end();
+      if (target == nodes_.end()) continue;
+      Stored copy = target->second;
+      put(*key, std::move(copy));
+      continue;
+    }
+    Stored s;
+    s.node = Node{entry.type, entry.mode & 07777, entry.size(), entry.type == EntryType::kSymlink ? entry.link_target : ""};
+    if (entry.type == EntryType::kFile) s.source = entry.content;
+    put(*key, std::move(s));
+  }
+}
+
+std::optional<std::string> RootfsView::resolve(std::string_view path, bool follow_last) const {
+  std::vector<std::string> todo = components(path);
+  std::reverse(todo.begin(), todo.end());  // a stack: back() is the next component
+  std::string current;                     // resolved so far, "" = root
+  int links = 0;
+  while (!todo.empty()) {
+    std::string part = std::move(todo.back());
+    todo.pop_back();
+    if (part == "..") {
+      current = parent_of(current);
+      continue;
+    }
+    std::string next = current.empty() ? part : current + "/" + part;
+    auto it = nodes_.find(next);
+    if (it == nodes_.end()) return std::nullopt;
+    const Node& node = it->second.node;
+    bool last = todo.empty();
+    if (node.type == EntryType::kSymlink && (!last || follow_last)) {
+      if (++links > kMaxSymlinks) return std::nullopt;
+      if (!node.link_target.empty() && node.link_target.front() == '/') current.clear();
+      auto target = components(node.link_target);
+      for (auto t = target.rbegin(); t != target.rend(); ++t) todo.push_back(*t);
+      continue;
+    }
+    if (!last && node.type != EntryType::kDirectory) return std::nullopt;
+    current = std::move(next);
+  }
+  return current;
+}
+
+std::optional<RootfsView::Node> RootfsView::lstat(std::string_view path) const {
+  auto key = resolve(path, false);
+  if (!key) return std::nullopt;
+  if (key->empty()) return Node{EntryType::kDirectory, 0755, 0, {}};
+  return nodes_.at(*key).node;
+}
+
+std::optional<std::string> RootfsView::realpath(std::string_view path) const {
+  auto key = resolve(path, true);
+  if (!key) return std::nullopt;
+  return "/" + *key;
+}
+
+std::vector<std::string> RootfsView::list(std::string_view dir) const {
+  std::vector<std::string> out;
+  auto key = resolve(dir, true);
+  if (!key) return out;
+  if (!key->empty() && nodes_.at(*key).node.type != EntryType::kDirectory) return out;
+  std::string prefix = key->empty() ? std::string() : *key + "/";
+  for (auto it = nodes_.lower_bound(prefix); it != nodes_.end() && it->first.compare(0, prefix.size(), prefix) == 0;
+       ++it) {
+    std::string_view rest = std::string_view(it->first).substr(prefix.size());
+    if (rest.empty() || rest.find('/') != std::string_view::npos) continue;
+    out.emplace_back(rest);
+  }
+  return out;  // std::map order is bytewise, so already sorted
+}
+
+std::optional<std::string> RootfsView::read(std::string_view path, size_t max) const {
+  auto key = resolve(path, true);
+  if (!key || key->empty()) return std::nullopt;
+  const Stored& s = nodes_.at(*key);
+  if (s.node.type != EntryType::kFile || s.node.size > max) return std::nullopt;
+  if (s.bytes) return *s.bytes;
+  if (s.source) {
+    StringSink sink;
+    s.source->write_to(sink);
+    return sink.take();
+  }
+  return std::nullopt;
+}
+
+}  // namespace rp

@@ -1,0 +1,75 @@
+#pragma once
+// A read-only view of an image's file system, built from its layers and from the entries earlier
+// recipe steps plan, so later steps can ask what the image holds ("which python3.* are in
+// /usr/bin?", "what does libc.so.6 say its version is?") without unpacking anything to disk.
+// Only the metadata of every path is kept; file contents only for the paths a caller asks for.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "assemble/entry.hpp"
+#include "image/descriptor.hpp"
+#include "store/content_store.hpp"
+
+namespace rp {
+
+class RootfsView {
+ public:
+  struct Node {
+    EntryType type = EntryType::kFile;  // never kHardlink: a hardlink is its target's node
+    uint32_t mode = 0;
+    uint64_t size = 0;
+    std::string link_target;  // symlinks: the target as written
+  };
+  // Decides which regular files of a layer have their contents kept. `path` is relative to the
+  // root, without a leading '/'.
+  using KeepContent = std::function<bool(std::string_view path)>;
+
+  // Files larger than this are never kept in memory, whatever `keep` says.
+  static constexpr uint64_t kMaxKeptFileSize = 32u << 20;
+
+  // Applies one layer blob of `store` on top of what the view holds: tar, gzip or zstd by the
+  // descriptor's media type, OCI whiteouts (".wh.<name>", ".wh..wh..opq") honoured. The blob is
+  // streamed and its digest verified. Throws rp::Error for an unreadable or corrupt layer.
+  void add_layer(const ContentStore& store, const Descriptor& layer, const KeepContent& keep);
+  // Planned entries (paths relative to the root); file contents are read on demand from their
+  // ContentSource. Later entries replace earlier ones at the same path.
+  void add_entries(const std::vector<Entry>& entries);
+
+  // Paths are accepted with or without a leading '/'. Symlinks in the parent components are
+  // followed; the last component is not.
+  std::optional<Node> lstat(std::string_view path) const;
+  // The absolute path ("/usr/bin/python3.11") with every symlink resolved (absolute and relative
+  // targets, at most 40 links); nullopt when a component is missing or the links loop.
+  std::optional<std::string> realpath(std::string_view path) const;
+  // The child names of a directory (symlinks to it followed), sorted; empty when it is no directory.
+  std::vector<std::string> list(std::string_view dir) const;
+  // A regular file's bytes (symlinks followed); nullopt when it is absent, not a file, larger than
+  // `max`, or its content was not kept.
+  std::optional<std::string> read(std::string_view path, size_t max = kMaxKeptFileSize) const;
+
+ private:
+  struct Stored {
+    Node node;
+    std::shared_ptr<const std::string> bytes;             // kept layer content
+    std::shared_ptr<const ContentSource> source;          // planned entry content
+  };
+  // Resolves `path` to the key of its node ("" is the root). Follows a symlink in the last
+  // component only when `follow_last`.
+  std::optional<std::string> resolve(std::string_view path, bool follow_last) const;
+  // Puts `stored` at `key`, creating missing parents and replacing what was there (a non-directory
+  // replaces a whole subtree).
+  void put(const std::string& key, Stored stored);
+  // `key` with symlinks in its parent directories resolved, as tar extraction follows them.
+  std::string through_parent_symlinks(const std::string& key) const;
+  void remove_subtree(const std::string& key, bool keep_self);
+
+  std::map<std::string, Stored> nodes_;  // key: relative path, no leading '/'
+};
+
+}  // namespace rp

@@ -1,0 +1,22 @@
+#pragma once
+// A relocatable CPython (python-build-standalone's `install_only` archives: one top directory
+// `python/` with bin/, lib/, include/) placed at a prefix of the image, straight from the archive.
+#include <string>
+#include <vector>
+
+#include "assemble/entry.hpp"
+#include "store/content_store.hpp"
+
+namespace rp::python {
+
+// The archive's members under `strip`/ as entries under `prefix` (absolute, "/opt/python"), file
+// contents streamed from the archive (decompressed once into the store; the member index is a
+// cached store record). `archive_digest` is the verified blob of the archive in `store`;
+// `archive_name` names it in messages. Symlinks are kept as written; hardlinks are moved under the
+// prefix with their targets. Members outside `strip`/, with ".." or absolute paths, or hardlinks
+// to outside `strip`/ are an rp::InputError. The store must outlive the entries.
+std::vector<Entry> standalone_entries(ContentStore& store, const std::string& archive_digest,
+                                      const std::string& archive_name, const std::string& prefix,
+                                      const std::string& strip, const std::string& origin);
+
+}  // namespace rp::python
