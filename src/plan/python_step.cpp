@@ -8,7 +8,10 @@
 #include <set>
 
 #include "image/rootfs_view.hpp"
+#include "net/url.hpp"
 #include "python/index_client.hpp"
+#include "python/index_credentials.hpp"
+#include "python/package_finder.hpp"
 #include "python/install_plan.hpp"
 #include "python/interpreter.hpp"
 #include "python/requirements_file.hpp"
@@ -56,7 +59,7 @@ python::Interpreter find_interpreter(const BuildPlan& plan, const std::vector<En
   };
   for (const auto& l : plan.layers) add_entries_to_key(l.entries);
   add_entries_to_key(extra_entries);
-  std::string cache_key = key.finish_hex();
+  std::string cache_key = digest_hex(key.finish_digest());
   if (auto cached = store.get_record("python-interpreter", cache_key)) {
     try {
       return python::Interpreter::from_json(*cached);
@@ -138,6 +141,13 @@ python::PrereleasePolicy prerelease_policy(recipe::PrereleaseMode mode, bool pre
   }
 }
 
+// An index URL as artifacts name it: no credentials, one trailing '/'.
+std::string display_url(const std::string& url) {
+  std::string u = python::strip_userinfo(url);
+  if (u.empty() || u.back() != '/') u += '/';
+  return u;
+}
+
 // ---- layers ---------------------------------------------------------------------------------
 
 // Which layer a package goes into: the recipe's `layers:` first, then its index's layer; packages
@@ -150,7 +160,7 @@ class LayerAssigner {
       std::string name = i < py.indexes.size() && !py.indexes[i].layer.empty()
                              ? py.indexes[i].layer
                              : (i == 0 ? std::string("python") : "python-" + std::to_string(i + 1));
-      index_layers_[indexes[i].url] = name;
+      index_layers_[display_url(indexes[i].url)] = name;
     }
     for (const auto& w : py.wheels) {
       std::string url = w.path ? file_url(*w.path) : w.url;
@@ -176,8 +186,7 @@ class LayerAssigner {
     for (const auto& [layer, patterns] : py_.layers) add(layer);
     for (const auto& w : py_.wheels)
       if (!w.layer.empty()) add(w.layer);
-    std::vector<std::pair<std::string, std::string>> idx(index_layers_.begin(), index_layers_.end());
-    for (const auto& i : py_.indexes) add(index_layers_.at(i.url));
+    for (const auto& i : py_.indexes) add(index_layers_.at(display_url(i.url)));
     for (const auto& [url, layer] : index_layers_) add(layer);
     add(kLocalWheelsLayer);
     return out;
@@ -267,6 +276,11 @@ PythonStepResult plan_python(const recipe::Recipe& recipe, const BuildPlan& plan
                                 ? python::IndexStrategy::kUnsafeBestMatch
                                 : python::IndexStrategy::kFirstIndex;
   finder_options.store = &store;
+  finder_options.client.verify_tls = options.downloads.verify_tls;
+  finder_options.remote.verify_tls = options.downloads.verify_tls;
+  // A wheel the recipe lists with `verify: false` is the only way to accept a file without a hash.
+  finder_options.require_hashes =
+      std::none_of(py.wheels.begin(), py.wheels.end(), [](const recipe::PythonWheel& w) { return !w.verify; });
   python::PackageFinder finder(finder_options, interpreter.tag_policy(), interpreter.version);
   for (const auto& [name, hashes] : reqs.hashes) finder.pin_hashes(name, hashes);
   for (const auto& r : reqs.requirements) {
@@ -288,12 +302,21 @@ PythonStepResult plan_python(const recipe::Recipe& recipe, const BuildPlan& plan
   std::vector<DownloadJob> jobs;
   for (const auto& p : resolved) {
     python::WheelArtifact a = finder.artifact(p.name, python::Candidate{p.version, p.url});
-    jobs.push_back({a.url, a.sha256, finder.auth_headers_for(a.url),
-                    p.name + " " + p.version.str() + " (" + a.filename + ")"});
+    // Several --hash pins and no hash from the index: any pinned digest will do (checked below).
+    std::string expected = a.sha256.empty() && a.accepted_sha256.size() == 1 ? a.accepted_sha256[0] : a.sha256;
+    jobs.push_back({a.url, expected, finder.auth_headers_for(a.url),
+                    p.name + " " + p.version.to_string() + " (" + a.filename + ")"});
     artifacts.push_back(std::move(a));
   }
   DownloadStats stats;
   std::vector<DownloadResult> files = download_all(store, jobs, options.downloads, &stats);
+  for (size_t i = 0; i < files.size(); ++i) {
+    const auto& accepted = artifacts[i].accepted_sha256;
+    std::string got = digest_hex(files[i].digest);
+    if (!accepted.empty() && std::find(accepted.begin(), accepted.end(), got) == accepted.end())
+      throw InputError(jobs[i].what + " has sha256 " + got + ", which is not among its --hash pins",
+                       "the file on the index is not the one the requirements file pinned; nothing from it was installed");
+  }
   spdlog::info("python: {} wheel{} downloaded ({:.1f} MB), {} already in the store", stats.files_fetched,
                stats.files_fetched == 1 ? "" : "s", stats.bytes_fetched / 1e6, stats.files_cached);
 
@@ -322,9 +345,9 @@ PythonStepResult plan_python(const recipe::Recipe& recipe, const BuildPlan& plan
   nlohmann::json packages = nlohmann::json::array();
   for (size_t i = 0; i < resolved.size(); ++i) {
     std::string layer = assigner.layer_for(resolved[i].name, artifacts[i]);
-    names_by_layer[layer].push_back(resolved[i].name + "==" + resolved[i].version.str());
+    names_by_layer[layer].push_back(resolved[i].name + "==" + resolved[i].version.to_string());
     packages.push_back({{"name", resolved[i].name},
-                        {"version", resolved[i].version.str()},
+                        {"version", resolved[i].version.to_string()},
                         {"filename", artifacts[i].filename},
                         {"url", net::redact_url(artifacts[i].url)},
                         {"sha256", digest_hex(files[i].digest)},
