@@ -195,7 +195,7 @@ EOF
 }
 
 # A python-build-standalone `install_only`-like tree under $1/python, from the Debian rootfs $2:
-#   python/bin/python3.11            Debian's interpreter (libpython linked in statically, as in PBS)
+#   python/bin/python3.11            Debian's interpreter (libpython linked in: no libpython3.11.so needed)
 #   python/bin/python3 -> python3.11
 #   python/lib/python3.11/           Debian's stdlib, lib-dynload, _sysconfigdata__<arch>-linux-gnu.py,
 #                                    precompiled __pycache__; site-packages/ (empty)
@@ -210,9 +210,12 @@ EOF
 #     idle, pydoc3 scripts, PYTHON.json / build metadata.
 #   - vanilla sysconfig: _sysconfigdata still says prefix '/usr' (PBS says '/install'), and Debian's
 #     sysconfig keeps its 'posix_local'/'deb_system' schemes.
-# Debian's site.py puts only dist-packages directories on sys.path (site-packages only in a venv); a
-# standalone interpreter uses lib/python3.11/site-packages, so a one-line patch adds it as PBS does.
-# Debian's sitecustomize.py is a symlink to /etc; it is dropped (the archive must not point outside).
+# Debian's site module puts only dist-packages directories on sys.path (site-packages only in a venv);
+# a standalone interpreter uses lib/python3.11/site-packages, so the archive's own sitecustomize.py
+# adds it, as PBS has it. Dropped: Debian's sitecustomize.py (a symlink to /etc; the archive must not
+# point outside itself) and its EXTERNALLY-MANAGED marker (it belongs to the system python).
+# Debian's sysconfig still names local/lib/python3.11/dist-packages as the default purelib, which pip
+# would use; rockpack decides the layout itself.
 _standalone_assemble() {
   local stage=$1 rootfs=$2 p=$1/python
   mkdir -p "$p/bin" "$p/lib"
@@ -220,25 +223,20 @@ _standalone_assemble() {
   ln -s "python$PYVER" "$p/bin/python3"
   cp -a "$rootfs/usr/lib/python$PYVER" "$p/lib/python$PYVER"
   # Links leaving the tree (absolute ones) would dangle or reach the host: drop them.
-  find "$p" -type l -lname '/*' -print -delete | sed 's/^/debian_base: dropped absolute link /' >&2
+  find "$p" -type l -lname '/*' -delete
+  # Debian's PEP 668 marker belongs to the system python; a standalone interpreter has none.
+  rm -f "$p/lib/python$PYVER/EXTERNALLY-MANAGED"
   mkdir -p "$p/lib/python$PYVER/site-packages"
-  python3 - "$p/lib/python$PYVER/site.py" <<'PY'
+  cat >"$p/lib/python$PYVER/sitecustomize.py" <<'PY'
+# rockpack test fixture: a standalone interpreter imports from its own lib/python3.X/site-packages,
+# as python-build-standalone does. Debian's site module (frozen into the binary, so it cannot be
+# patched) only adds that directory inside a venv; site imports this file right after.
+import os
+import site
 import sys
-path = sys.argv[1]
-text = open(path, encoding="utf-8").read()
-# Debian: "if is_virtual_environment(...) or ...: sitepackages.append(... 'site-packages')" only in a venv.
-anchor = "    for prefix in prefixes:\n"
-i = text.find(anchor, text.find("def getsitepackages"))
-if i < 0:
-    sys.exit("site.py: getsitepackages() loop not found; Debian's site.py changed")
-patch = ("    # rockpack test fixture: a standalone interpreter's own site-packages, as in python-build-standalone\n"
-         "    for prefix in prefixes:\n"
-         "        sitepackages.append(os.path.join(prefix, 'lib', 'python%d.%d' % sys.version_info[:2], 'site-packages'))\n")
-text = text[:i] + patch + text[i:]
-open(path, "w", encoding="utf-8").write(text)
+
+site.addsitedir(os.path.join(sys.prefix, "lib", "python%d.%d" % sys.version_info[:2], "site-packages"))
 PY
-  # The patched site.py must not be shadowed by Debian's compiled copy.
-  rm -f "$p/lib/python$PYVER/__pycache__"/site.cpython-*.pyc
 }
 
 cmd_standalone() {
