@@ -14,7 +14,7 @@ MAKE_WHEEL=("python3" "$ROCKPACK_SOURCE_DIR/tests/tools/make_wheel.py")
 if python3 -m pip --version >/dev/null 2>&1; then
   PIP=(python3 -m pip)
 else
-  pip_whl=$(ls /usr/share/python-wheels/pip-*.whl 2>/dev/null | head -n 1)
+  pip_whl=$(find /usr/share/python-wheels -name 'pip-*.whl' 2>/dev/null | head -n 1)
   [ -n "$pip_whl" ] || skip "no pip on the host (install python3-pip-whl)"
   PIP=(python3 "$pip_whl/pip")
 fi
@@ -138,7 +138,7 @@ chroot "$rootfs" /usr/bin/python3 -c 'import ssl, sqlite3, ctypes, decimal, zlib
 [ -f "$rootfs/usr/lib/python3.11/EXTERNALLY-MANAGED" ] || fail "Debian's python is not marked EXTERNALLY-MANAGED"
 assert_eq "$(ls -A "$rootfs/dev" "$rootfs/proc" "$rootfs/sys")" "$(printf '%s:\n\n%s:\n\n%s:' "$rootfs/dev" "$rootfs/proc" "$rootfs/sys")" "empty /dev /proc /sys"
 [ -z "$(find "$rootfs/var/lib/apt/lists" "$rootfs/var/log" -type f)" ] || fail "apt lists or logs left in the image"
-[ ! -e "$rootfs/etc/resolv.conf" ] && [ ! -e "$rootfs/etc/hostname" ] || fail "the build host's identity is in the image"
+if [ -e "$rootfs/etc/resolv.conf" ] || [ -e "$rootfs/etc/hostname" ]; then fail "the build host's identity is in the image"; fi
 assert_eq "$(stat -c %a "$rootfs/usr/bin/su")" "4755" "setuid bit of su"
 assert_eq "$(stat -c %i "$rootfs/usr/bin/perl")" "$(stat -c %i "$rootfs/usr/bin/perl5.36.0")" "hardlinks kept"
 # Debian's python imports what pip put next to it from the generated wheels.
@@ -172,7 +172,7 @@ for entry in python/bin/python3.11 "python/bin/python3 -> python3.11" python/lib
   python/lib/python3.11/lib-dynload/ python/lib/python3.11/site-packages/ python/lib/python3.11/_sysconfigdata_; do
   assert_contains "$listing" "$entry" "archive member"
 done
-[ -z "$(tar -tzf "$WORK/python.tar.gz" | grep -v '^python/')" ] || fail "archive has entries outside python/"
+! tar -tzf "$WORK/python.tar.gz" | grep -qv '^python/' || fail "archive has entries outside python/"
 ! grep -q EXTERNALLY-MANAGED <<<"$listing" || fail "the standalone archive carries Debian's PEP 668 marker"
 debian_python_standalone_archive "$WORK/python2.tar.gz"
 cmp -s "$WORK/python.tar.gz" "$WORK/python2.tar.gz" || fail "the standalone archive is not reproducible"

@@ -37,11 +37,6 @@ TAR_MTIME = 1577836800  # the same instant, for sdists
 BLOB_CHUNK = 1 << 20
 
 
-def normalize(name):
-    """PEP 503 name normalization."""
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
 def filename_component(name):
     """A distribution name as it appears in wheel/sdist filenames and the .dist-info directory."""
     return re.sub(r"[-_.]+", "_", name).lower()

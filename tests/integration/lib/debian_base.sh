@@ -217,7 +217,7 @@ EOF
 # Debian's sysconfig still names local/lib/python3.11/dist-packages as the default purelib, which pip
 # would use; rockpack decides the layout itself.
 _standalone_assemble() {
-  local stage=$1 rootfs=$2 p=$1/python
+  local p=$1/python rootfs=$2
   mkdir -p "$p/bin" "$p/lib"
   cp -a "$rootfs/usr/bin/python$PYVER" "$p/bin/python$PYVER"
   ln -s "python$PYVER" "$p/bin/python3"
