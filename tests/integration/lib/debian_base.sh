@@ -131,6 +131,13 @@ rootfs_tarball() {
   exec {lock_fd}>"$dir/$key.lock"
   flock "$lock_fd"
   if [ ! -f "$tarball" ]; then  # another run may have built it while we waited
+    # Only the lock holder builds, so any build directory here was left by a killed run.
+    local stale
+    for stale in "$dir/.build-$key-"*; do
+      [ -d "$stale" ] || continue
+      unmount_under "$stale"
+      rm -rf --one-file-system "$stale"
+    done
     tmp=$(mktemp -d "$dir/.build-$key-XXXXXX")
     # shellcheck disable=SC2064 # expand now: the trap must remove this build's directory
     trap "unmount_under '$tmp'; rm -rf --one-file-system '$tmp'" EXIT
