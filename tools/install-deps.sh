@@ -12,6 +12,8 @@ packages=(
   umoci skopeo oci-image-tool docker-registry busybox-static
   # peers for the benchmarks and test helpers
   pigz zstd time bc file python3 curl ca-certificates apache2-utils openssl
+  # the Debian base with python3 for the Python end-to-end tests (tests/integration/lib/debian_base.sh)
+  debootstrap
   # real wheels (pip, setuptools, wheel in /usr/share/python-wheels) for the wheel installer tests
   python3-pip-whl python3-setuptools-whl python3-wheel-whl
 )
