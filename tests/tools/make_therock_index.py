@@ -614,9 +614,9 @@ class Scale:
     def __init__(self, name):
         self.rocm = name == "rocm"
         # (count, size) of generated things. small: a few KB in total per wheel.
-        self.core_libs = (120, 1_500_000) if self.rocm else (3, 2000)
+        self.core_libs = (120, 2_000_000) if self.rocm else (3, 2000)
         self.llvm_bins = (8, 40_000_000) if self.rocm else (2, 3000)
-        self.library_libs = (1500, 900_000) if self.rocm else (4, 2000)
+        self.library_libs = (1500, 1_000_000) if self.rocm else (4, 2000)
         self.device_files = (200, 500_000) if self.rocm else (2, 1000)
         self.headers = (20000, 12_000) if self.rocm else (6, 300)
         self.torch_libs = (20, 10_000_000) if self.rocm else (2, 2000)
