@@ -1,0 +1,309 @@
+#include "therock/dist_info.hpp"
+
+#include <algorithm>
+
+#include "python/pep440.hpp"
+#include "python/text.hpp"
+#include "therock/families.hpp"
+#include "therock/py_statements.hpp"
+#include "util/error.hpp"
+
+namespace rp::therock {
+
+namespace {
+
+constexpr size_t kMaxDistInfoSize = 1 << 20;
+
+using Kind = PyToken::Kind;
+
+bool is(const PyToken& t, Kind kind, std::string_view text = {}) {
+  return t.kind == kind && (text.empty() || t.text == text);
+}
+
+// Token patterns of the statements we understand. `tokens` must match exactly.
+bool matches(const std::vector<PyToken>& tokens, std::initializer_list<std::pair<Kind, std::string_view>> pattern) {
+  if (tokens.size() != pattern.size()) return false;
+  size_t i = 0;
+  for (const auto& [kind, text] : pattern) {
+    if (!is(tokens[i++], kind, text)) return false;
+  }
+  return true;
+}
+
+class DistInfoReader {
+ public:
+  explicit DistInfoReader(std::string_view origin) : origin_(origin) {}
+
+  void statement(const PyStatement& s) {
+    if (s.indented) return;  // inside a class, function or block: not one of the module's facts
+    const auto& t = s.tokens;
+    // NAME = "string" | NAME = None
+    if (t.size() == 3 && is(t[0], Kind::kName) && is(t[1], Kind::kOp, "=")) {
+      bool none = is(t[2], Kind::kName, "None");
+      if (!none && !is(t[2], Kind::kString)) return;
+      std::string value = none ? "" : t[2].text;
+      if (t[0].text == "__version__") info_.version = value;
+      if (t[0].text == "DEFAULT_TARGET_FAMILY") info_.default_family = value;
+      return;
+    }
+    // AVAILABLE_TARGET_FAMILIES.append("family")
+    if (matches(t, {{Kind::kName, "AVAILABLE_TARGET_FAMILIES"}, {Kind::kOp, "."}, {Kind::kName, "append"},
+                    {Kind::kOp, "("}, {Kind::kString, ""}, {Kind::kOp, ")"}})) {
+      add_family(t[4].text);
+      return;
+    }
+    // AVAILABLE_TARGET_FAMILIES = ["a", "b"]
+    if (t.size() >= 4 && is(t[0], Kind::kName, "AVAILABLE_TARGET_FAMILIES") && is(t[1], Kind::kOp, "=") &&
+        is(t[2], Kind::kOp, "[") && is(t.back(), Kind::kOp, "]")) {
+      info_.available_families.clear();
+      for (size_t i = 3; i + 1 < t.size(); ++i) {
+        if (is(t[i], Kind::kString)) add_family(t[i].text);
+      }
+      return;
+    }
+    // ALL_PACKAGES["name"].field = "value"
+    if (t.size() == 8 && is(t[0], Kind::kName, "ALL_PACKAGES") && is(t[1], Kind::kOp, "[") && is(t[2], Kind::kString) &&
+        is(t[3], Kind::kOp, "]") && is(t[4], Kind::kOp, ".") && is(t[5], Kind::kName) && is(t[6], Kind::kOp, "=") &&
+        is(t[7], Kind::kString)) {
+      auto it = info_.packages.find(t[2].text);
+      if (it == info_.packages.end()) {
+        throw InputError(where(s) + "changes package '" + t[2].text + "', which the module never declares",
+                         "the rocm sdist is inconsistent; try another version");
+      }
+      if (t[5].text == "dist_package_template") it->second.dist_template = t[7].text;
+      if (t[5].text == "py_package_template") it->second.py_package_template = t[7].text;
+      return;
+    }
+    // PackageEntry("logical", "dist-template", py_package_template="...", required=True, ...)
+    if (t.size() >= 3 && is(t[0], Kind::kName, "PackageEntry") && is(t[1], Kind::kOp, "(") &&
+        is(t.back(), Kind::kOp, ")")) {
+      package_entry(s);
+    }
+  }
+
+  DistInfo finish() {
+    if (info_.version.empty()) {
+      throw InputError(std::string(origin_) + " sets no __version__",
+                       "this is not a rocm sdist built by TheRock's index tooling");
+    }
+    if (!python::Version::try_parse(info_.version)) {
+      throw InputError(std::string(origin_) + ": __version__ '" + info_.version + "' is not a valid version");
+    }
+    return std::move(info_);
+  }
+
+ private:
+  std::string where(const PyStatement& s) const {
+    return std::string(origin_) + ":" + std::to_string(s.line) + ": ";
+  }
+
+  void add_family(const std::string& family) {
+    auto& list = info_.available_families;
+    if (std::find(list.begin(), list.end(), family) == list.end()) list.push_back(family);
+  }
+
+  // Splits the call's arguments at top-level commas; understands string positionals and
+  // keyword=string|True|False. Anything more complex leaves that argument unread.
+  void package_entry(const PyStatement& s) {
+    const auto& t = s.tokens;
+    PackageTemplate entry;
+    std::vector<std::string> positional;
+    size_t i = 2;
+    while (i + 1 < t.size()) {
+      size_t end = i;
+      int depth = 0;
+      while (end + 1 < t.size() && !(depth == 0 && is(t[end], Kind::kOp, ","))) {
+        if (is(t[end], Kind::kOp, "(") || is(t[end], Kind::kOp, "[") || is(t[end], Kind::kOp, "{")) ++depth;
+        if (is(t[end], Kind::kOp, ")") || is(t[end], Kind::kOp, "]") || is(t[end], Kind::kOp, "}")) --depth;
+        ++end;
+      }
+      size_t count = end - i;
+      if (count == 1 && is(t[i], Kind::kString)) {
+        positional.push_back(t[i].text);
+      } else if (count == 3 && is(t[i], Kind::kName) && is(t[i + 1], Kind::kOp, "=")) {
+        const std::string& key = t[i].text;
+        const PyToken& value = t[i + 2];
+        bool flag = is(value, Kind::kName, "True");
+        if (key == "logical_name" && is(value, Kind::kString)) positional.insert(positional.begin(), value.text);
+        if (key == "dist_package_template" && is(value, Kind::kString)) entry.dist_template = value.text;
+        if (key == "py_package_template" && is(value, Kind::kString)) entry.py_package_template = value.text;
+        if (key == "required") entry.required = flag;
+        if (key == "is_target_specific") entry.target_specific = flag;
+      }
+      i = end + 1;
+    }
+    if (!positional.empty()) entry.logical_name = positional[0];
+    if (positional.size() > 1 && entry.dist_template.empty()) entry.dist_template = positional[1];
+    if (entry.logical_name.empty() || entry.dist_template.empty()) {
+      throw InputError(where(s) + "a PackageEntry without a name or distribution template",
+                       "the rocm sdist is not in a form rockpack can read; try another version");
+    }
+    info_.packages[entry.logical_name] = std::move(entry);
+  }
+
+  std::string_view origin_;
+  DistInfo info_;
+};
+
+// TheRock's templates, for a module whose body declares them in a form we did not recognise.
+PackageTemplate default_template(const std::string& logical, IndexLayout layout) {
+  if (logical == "core") return {"core", "rocm-sdk-core", "_rocm_sdk_core", true, false};
+  if (logical == "devel") return {"devel", "rocm-sdk-devel", "rocm_sdk_devel", false, false};
+  if (logical == "profiler") return {"profiler", "rocm-profiler", "_rocm_profiler", false, false};
+  if (logical == "device") return {"device", "rocm-sdk-device-{target}", "_rocm_sdk_libraries", false, true};
+  if (layout == IndexLayout::kMultiArch) return {"libraries", "rocm-sdk-libraries", "_rocm_sdk_libraries", false, false};
+  return {"libraries", "rocm-sdk-libraries-{target_family}", "_rocm_sdk_libraries_{target_family}", false, true};
+}
+
+PackageTemplate template_of(const DistInfo& info, const std::string& logical, IndexLayout layout) {
+  auto it = info.packages.find(logical);
+  return it != info.packages.end() ? it->second : default_template(logical, layout);
+}
+
+// Substitutes {target_family} and {target}; any other placeholder means a template we do not know.
+std::string expand(const std::string& tmpl, const std::string& family, const std::string& target) {
+  std::string out;
+  size_t i = 0;
+  while (i < tmpl.size()) {
+    if (tmpl[i] != '{') {
+      out += tmpl[i++];
+      continue;
+    }
+    size_t close = tmpl.find('}', i);
+    std::string key = close == std::string::npos ? tmpl.substr(i) : tmpl.substr(i + 1, close - i - 1);
+    if (key == "target_family") {
+      out += family;
+    } else if (key == "target") {
+      out += target;
+    } else {
+      throw InputError("the rocm sdist names a package with an unknown placeholder: '" + tmpl + "'",
+                       "rockpack knows {target_family} and {target}; try another version");
+    }
+    i = close + 1;
+  }
+  return out;
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+bool contains(const std::vector<std::string>& list, const std::string& item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+// The family name this index uses for `target`: the current one, else an older alias it still
+// publishes. Without an AVAILABLE_TARGET_FAMILIES list, the current name.
+std::string index_family(const DistInfo& info, const std::string& target) {
+  auto candidates = family_candidates(target);
+  if (info.available_families.empty()) return candidates.front();
+  for (const auto& family : candidates) {
+    if (contains(info.available_families, family)) return family;
+  }
+  throw InputError("ROCm " + info.version + " on this index has no packages for " + target + " (family " +
+                       candidates.front() + ")",
+                   "this index publishes: " + join(info.available_families) +
+                       "; choose another target or another index");
+}
+
+// All targets of the families the index publishes (device-all).
+std::vector<std::string> available_targets(const DistInfo& info) {
+  std::vector<std::string> out;
+  for (const auto& row : target_families()) {
+    bool published = info.available_families.empty() || contains(info.available_families, std::string(row.family)) ||
+                     (!row.legacy_family.empty() && contains(info.available_families, std::string(row.legacy_family)));
+    if (published && !contains(out, std::string(row.target))) out.emplace_back(row.target);
+  }
+  return out;
+}
+
+}  // namespace
+
+DistInfo parse_dist_info(std::string_view text, std::string_view origin) {
+  if (text.size() > kMaxDistInfoSize) {
+    throw InputError(std::string(origin) + " is larger than 1 MiB", "this is not TheRock's rocm sdist");
+  }
+  DistInfoReader reader(origin);
+  for (const auto& statement : split_py_statements(text, origin)) reader.statement(statement);
+  return reader.finish();
+}
+
+IndexLayout layout_of(const DistInfo& info) {
+  auto it = info.packages.find("libraries");
+  if (it == info.packages.end()) return IndexLayout::kPerFamily;
+  return it->second.dist_template.find("{target_family}") == std::string::npos ? IndexLayout::kMultiArch
+                                                                              : IndexLayout::kPerFamily;
+}
+
+std::vector<std::string> known_extras(const DistInfo& info, IndexLayout layout) {
+  std::vector<std::string> extras = {"libraries", "devel", "profiler", "device"};
+  if (layout == IndexLayout::kMultiArch) {
+    extras.push_back("device-all");
+    for (const auto& target : available_targets(info)) extras.push_back("device-" + target);
+  }
+  return extras;
+}
+
+std::vector<python::Requirement> requirements_for(const DistInfo& info, const std::vector<std::string>& targets,
+                                                  const std::vector<std::string>& extras, IndexLayout layout) {
+  if (info.version.empty()) throw InputError("the rocm sdist's _dist_info.py has no version");
+  std::vector<python::Requirement> out;
+  std::vector<std::string> seen;
+  auto pin = [&](const std::string& name) {
+    auto requirement = python::Requirement::parse(name + "==" + info.version);
+    if (contains(seen, requirement.normalized_name())) return;
+    seen.push_back(requirement.normalized_name());
+    out.push_back(std::move(requirement));
+  };
+  auto device = [&](const std::string& target) { pin(expand(template_of(info, "device", layout).dist_template, "", target)); };
+
+  // Required packages: those the module marks required; core when it marks none.
+  bool any_required = false;
+  for (const auto& [name, entry] : info.packages) {
+    if (!entry.required) continue;
+    any_required = true;
+    std::string family = targets.empty() ? info.default_family : index_family(info, targets.front());
+    pin(expand(entry.dist_template, family, ""));
+  }
+  if (!any_required) pin(template_of(info, "core", layout).dist_template);
+
+  auto all_known = known_extras(info, layout);
+  for (const auto& raw_extra : extras) {
+    std::string extra = python::normalize_name(raw_extra);
+    if (!contains(all_known, extra)) {
+      throw InputError("the rocm package has no component '" + raw_extra + "'", "known components: " + join(all_known));
+    }
+    if (extra == "libraries") {
+      const auto entry = template_of(info, "libraries", layout);
+      if (layout == IndexLayout::kPerFamily) {
+        if (targets.empty() && info.default_family.empty()) {
+          throw InputError("no GPU target given and the rocm sdist names no default family",
+                           "set targets (PYTORCH_ROCM_ARCH), e.g. gfx942");
+        }
+        if (targets.empty()) pin(expand(entry.dist_template, info.default_family, ""));
+        for (const auto& target : targets) pin(expand(entry.dist_template, index_family(info, target), ""));
+      } else {
+        pin(expand(entry.dist_template, "", ""));
+        for (const auto& target : targets) {
+          index_family(info, target);  // the same availability check
+          device(target);
+        }
+      }
+    } else if (extra == "devel" || extra == "profiler") {
+      pin(expand(template_of(info, extra, layout).dist_template, "", ""));
+    } else if (extra == "device") {
+      if (layout == IndexLayout::kMultiArch) {
+        for (const auto& target : targets) device(target);
+      }
+    } else if (extra == "device-all") {
+      for (const auto& target : available_targets(info)) device(target);
+    } else {  // device-<gfx>
+      device(extra.substr(std::string_view("device-").size()));
+    }
+  }
+  return out;
+}
+
+}  // namespace rp::therock
