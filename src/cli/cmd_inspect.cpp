@@ -3,7 +3,10 @@
 
 #include "cli/commands.hpp"
 #include "cli/progress_display.hpp"
+#include "image/rootfs_view.hpp"
 #include "output/image_reader.hpp"
+#include "python/installed_distributions.hpp"
+#include "store/content_store.hpp"
 
 namespace rp::cli {
 
@@ -11,7 +14,41 @@ namespace {
 struct InspectArgs {
   std::string location;
   bool json = false;
+  bool python = false;
+  std::string cache_dir;
 };
+
+// The image's Python distributions: its layers are imported into the store (verified), then read
+// as one file system, keeping only the .dist-info files needed.
+nlohmann::json python_packages(const InspectArgs& args) {
+  ContentStore store(args.cache_dir.empty() ? ContentStore::default_root() : fs::path(args.cache_dir));
+  Image image = import_local_image(ImageLocation::parse(args.location), store);
+  RootfsView view;
+  for (const auto& layer : image.layers)
+    view.add_layer(store, layer.blob, [](std::string_view p) { return python::distribution_file_of_interest(p); });
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& d : python::find_installed_distributions(view))
+    out.push_back({{"name", d.name},
+                   {"version", d.version},
+                   {"location", d.location},
+                   {"installer", d.installer},
+                   {"requested", d.requested}});
+  return out;
+}
+
+void print_python_packages(const nlohmann::json& packages) {
+  std::printf("Python packages:\n");
+  if (packages.empty()) std::printf("  (none)\n");
+  std::string location;
+  for (const auto& p : packages) {
+    if (p["location"] != location) {
+      location = p["location"].get<std::string>();
+      std::printf("  %s\n", location.c_str());
+    }
+    std::printf("    %-32s %-24s %s\n", p["name"].get<std::string>().c_str(), p["version"].get<std::string>().c_str(),
+                p["installer"].get<std::string>().c_str());
+  }
+}
 
 nlohmann::json to_json(const LocalImage& img) {
   nlohmann::json j;
@@ -80,8 +117,13 @@ void print_text(const nlohmann::json& j) {
 void run_inspect(const InspectArgs& args) {
   LocalImage img = read_local_image(ImageLocation::parse(args.location));
   nlohmann::json j = to_json(img);
-  if (args.json) std::printf("%s\n", j.dump(2).c_str());
-  else print_text(j);
+  if (args.python) j["python_packages"] = python_packages(args);
+  if (args.json) {
+    std::printf("%s\n", j.dump(2).c_str());
+    return;
+  }
+  print_text(j);
+  if (args.python) print_python_packages(j["python_packages"]);
 }
 }  // namespace
 
@@ -90,6 +132,8 @@ void add_inspect_command(CLI::App& app, GlobalOptions&) {
   CLI::App* cmd = app.add_subcommand("inspect", "Show an image's layers, sizes and config");
   cmd->add_option("image", args->location, "oci:DIR[:TAG] or docker-archive:FILE")->required();
   cmd->add_flag("--json", args->json, "Print JSON");
+  cmd->add_flag("--python", args->python, "List the Python packages installed in the image (reads its layers)");
+  cmd->add_option("--cache-dir", args->cache_dir, "The content store the layers are read through (with --python)");
   cmd->callback([args] { run_inspect(*args); });
 }
 

@@ -370,4 +370,11 @@ std::optional<std::string> RootfsView::read(std::string_view path, size_t max) c
   return std::nullopt;
 }
 
+std::vector<std::string> RootfsView::find(const std::function<bool(std::string_view path)>& match) const {
+  std::vector<std::string> out;
+  for (const auto& [key, stored] : nodes_)
+    if (match(key)) out.push_back(key);
+  return out;
+}
+
 }  // namespace rp

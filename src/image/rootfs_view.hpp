@@ -52,6 +52,8 @@ class RootfsView {
   // A regular file's bytes (symlinks followed); nullopt when it is absent, not a file, larger than
   // `max`, or its content was not kept.
   std::optional<std::string> read(std::string_view path, size_t max = kMaxKeptFileSize) const;
+  // Every path (relative, no leading '/') for which `match` is true, sorted.
+  std::vector<std::string> find(const std::function<bool(std::string_view path)>& match) const;
 
  private:
   struct Stored {
