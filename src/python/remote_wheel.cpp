@@ -14,33 +14,19 @@
 #include "net/url.hpp"
 #include "python/index_http.hpp"
 #include "python/text.hpp"
+#include "python/zip_format.hpp"
 #include "util/error.hpp"
 
 namespace rp::python {
 
 namespace {
 
-constexpr uint32_t kLocalHeaderSignature = 0x04034b50;
-constexpr uint32_t kCentralHeaderSignature = 0x02014b50;
-constexpr uint32_t kEndSignature = 0x06054b50;
-constexpr uint32_t kZip64EndSignature = 0x06064b50;
-constexpr uint32_t kZip64LocatorSignature = 0x07064b50;
-constexpr uint64_t kEndRecordSize = 22;
-constexpr uint64_t kZip64LocatorSize = 20;
-constexpr uint64_t kZip64EndRecordSize = 56;
-constexpr uint64_t kCentralHeaderSize = 46;
-constexpr uint64_t kLocalHeaderSize = 30;
-constexpr uint64_t kMaxCommentSize = 0xffff;
+using namespace zip;  // the format's constants and integer readers
+
 // Room for a local header's extra field, which may differ from the central one; when it is larger
 // the member is fetched a second time with the exact length.
 constexpr uint64_t kLocalExtraAllowance = 256;
 
-uint16_t le16(const unsigned char* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
-uint32_t le32(const unsigned char* p) {
-  return static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) | (static_cast<uint32_t>(p[2]) << 16) |
-         (static_cast<uint32_t>(p[3]) << 24);
-}
-uint64_t le64(const unsigned char* p) { return le32(p) | (static_cast<uint64_t>(le32(p + 4)) << 32); }
 const unsigned char* bytes_of(std::string_view s) { return reinterpret_cast<const unsigned char*>(s.data()); }
 
 InputError bad_zip(std::string_view display_name, const std::string& what) {

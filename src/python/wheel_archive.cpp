@@ -16,36 +16,21 @@
 #include <cerrno>
 #include <cstring>
 
+#include "python/zip_format.hpp"
 #include "util/error.hpp"
 
 namespace rp::python {
 
 namespace {
 
-constexpr uint32_t kLocalHeaderSignature = 0x04034b50;
-constexpr uint32_t kCentralHeaderSignature = 0x02014b50;
-constexpr uint32_t kEndSignature = 0x06054b50;
-constexpr uint32_t kZip64EndSignature = 0x06064b50;
-constexpr uint32_t kZip64LocatorSignature = 0x07064b50;
-constexpr size_t kEndRecordSize = 22;
-constexpr size_t kZip64LocatorSize = 20;
-constexpr size_t kZip64EndRecordSize = 56;
-constexpr size_t kCentralHeaderSize = 46;
-constexpr size_t kLocalHeaderSize = 30;
-constexpr size_t kMaxCommentSize = 0xffff;
+using namespace zip;  // the format's constants and integer readers
+
 constexpr uint16_t kFlagEncrypted = 0x0001;
 constexpr uint16_t kFlagStrongEncryption = 0x0040;
 // Deflate cannot compress better than about 1032:1; anything claiming more is lying about its size
 // (a zip bomb or a corrupt directory). A little slack for tiny members.
 constexpr uint64_t kMaxDeflateRatio = 1032;
 constexpr uint64_t kDeflateSlack = 1024;
-
-uint16_t le16(const unsigned char* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
-uint32_t le32(const unsigned char* p) {
-  return static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) | (static_cast<uint32_t>(p[2]) << 16) |
-         (static_cast<uint32_t>(p[3]) << 24);
-}
-uint64_t le64(const unsigned char* p) { return le32(p) | (static_cast<uint64_t>(le32(p + 4)) << 32); }
 
 std::string errno_text() { return std::strerror(errno); }
 
