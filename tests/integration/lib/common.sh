@@ -7,7 +7,15 @@ set -euo pipefail
 
 WORK=$(mktemp -d /tmp/rockpack-it-XXXXXX)
 export XDG_CACHE_HOME="$WORK/cache"
-cleanup() { rm -rf "$WORK"; }
+# Background servers a test starts (registries, indexes) are stopped before the scratch directory goes.
+_RP_PIDS=()
+track_pid() { _RP_PIDS+=("$1"); }
+cleanup() {
+  local p
+  for p in "${_RP_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${_RP_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+  rm -rf "$WORK"
+}
 trap cleanup EXIT
 
 fail() { echo "FAIL: $*" >&2; exit 1; }

@@ -1,15 +1,7 @@
 # Package index fixtures for the Python tests, on 127.0.0.1 only: tests/tools/index_server.py over a
-# directory of wheels. Source after common.sh. Every server started here is stopped on exit.
+# directory of wheels. Source after common.sh. Every server started here is stopped on exit (common.sh).
 need python3; need curl
 
-_RP_INDEX_PIDS=()
-_rp_index_cleanup() {
-  local p
-  for p in "${_RP_INDEX_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${_RP_INDEX_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-  rm -rf "$WORK"
-}
-trap _rp_index_cleanup EXIT
 
 # start_index DIR [SERVER ARGS...]: serves DIR; sets INDEX_URL (the /simple/ root) and INDEX_BASE.
 start_index() {
@@ -19,7 +11,7 @@ start_index() {
   rm -f "$portfile"
   python3 "$ROCKPACK_SOURCE_DIR/tests/tools/index_server.py" --port 0 --port-file "$portfile" "$@" "$dir" \
     >>"$WORK/index-server.log" 2>&1 &
-  _RP_INDEX_PIDS+=($!)
+  track_pid $!
   local i
   for i in $(seq 1 100); do
     [ -s "$portfile" ] && break

@@ -1,17 +1,9 @@
 # Registry fixtures for the integration tests, on 127.0.0.1 only: Debian's docker-registry with an
 # anonymous, htpasswd or token-auth config, the tests' token server, the fault-injecting proxy, and
-# test images. Source after common.sh. Every process started here is stopped on exit.
+# test images. Source after common.sh. Every process started here is stopped on exit (common.sh).
 TOOLS="$ROCKPACK_SOURCE_DIR/tests/tools"
 need docker-registry; need python3; need curl
 
-_RP_PIDS=()
-_rp_registry_cleanup() {
-  local p
-  for p in "${_RP_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${_RP_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-  rm -rf "$WORK"
-}
-trap _rp_registry_cleanup EXIT
 
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
@@ -49,7 +41,7 @@ http:
 $auth
 YAML
   docker-registry serve "$WORK/$name/config.yml" > "$WORK/$name/registry.log" 2>&1 &
-  _RP_PIDS+=($!)
+  track_pid $!
   wait_http "http://127.0.0.1:$port/v2/"
   REG="127.0.0.1:$port"
 }
@@ -72,7 +64,7 @@ start_token_server() {
     -keyout "$key" -out "$crt" >/dev/null 2>&1 || fail "openssl could not make a key"
   python3 "$TOOLS/token_server.py" --port "$TOKEN_PORT" --key "$key" --cert "$crt" \
     --log "$WORK/token.log" "$@" > "$WORK/token_server-$TOKEN_PORT.out" 2>&1 &
-  _RP_PIDS+=($!)
+  track_pid $!
   wait_http "http://127.0.0.1:$TOKEN_PORT/token"
   : > "$WORK/token.log"
   TOKEN_AUTH=$(printf 'auth:\n  token:\n    realm: http://127.0.0.1:%s/token\n    service: rockpack-test-registry\n    issuer: rptest-issuer\n    rootcertbundle: %s\n' \
@@ -87,7 +79,7 @@ start_fault_proxy() {
   : > "$WORK/faults.log"
   python3 "$TOOLS/fault_proxy.py" --port "$port" --upstream-port "$upstream_port" --log "$WORK/faults.log" "$@" \
     > "$WORK/proxy.out" 2>&1 &
-  _RP_PIDS+=($!)
+  track_pid $!
   wait_http "http://127.0.0.1:$port/v2/"
   PROXY="127.0.0.1:$port"
 }
