@@ -178,7 +178,7 @@ assert_eq "$(version_of rp-py2only)" "[]" "rp-py2only in the resolution"
 
 # Local versions.
 assert_eq "$(version_of rp-local)" "['1.0+rocm7.10']" "rp-local version"
-[ -d "$SP/rp_local-1.0+rocm7.10.dist-info" ] || fail "rp-local's dist-info: $(ls "$SP" | grep rp_local)"
+[ -d "$SP/rp_local-1.0+rocm7.10.dist-info" ] || fail "rp-local's dist-info: $(cd "$SP" && echo rp_local*)"
 
 # Indexes: first-index, the JSON index used for what only it has, the pinned index.
 assert_eq "$(version_of rp-dup)" "['1.0']" "rp-dup from the first index"
@@ -316,6 +316,7 @@ read -r BIG_REQS BIG_BYTES META_REQS < <(python3 -c '
 import json, sys
 s = json.loads(sys.argv[1]); p = sys.argv[2]
 print(s["requests"].get(p, 0), s["bytes"].get(p, 0), s["requests"].get(p + ".metadata", 0))' "$(index_stats c)" "$BIG_PATH")
+[ "$META_REQS" -eq 0 ] || fail "asked $META_REQS time(s) for a metadata file the index does not announce"
 [ "$BIG_REQS" -ge 2 ] || fail "expected range requests and one download of $BIG_PATH, got $BIG_REQS requests"
 [ "$BIG_BYTES" -ge "$BIG_SIZE" ] || fail "the big wheel was not downloaded whole ($BIG_BYTES of $BIG_SIZE bytes)"
 [ "$((BIG_BYTES - BIG_SIZE))" -lt 1048576 ] \

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Fixtures for the "Python in the image" integration tests. Source after common.sh.
 #   python_base            builds (or reuses) the Debian 12 + python3 OCI layout at $BASE (tag base);
 #                          skips the test (77) when the machine cannot make it
@@ -32,12 +33,12 @@ wheel() { python3 "$TOOLS/make_wheel.py" "$@" | tail -n 1; }
 sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
 
 start_index() {
-  local name=$1 dir=$2 i
+  local name=$1 dir=$2
   shift 2
   python3 "$TOOLS/index_server.py" "$dir" --port 0 --port-file "$WORK/$name.port" "$@" \
     >"$WORK/$name.log" 2>&1 &
   _PY_PIDS+=($!)
-  for i in $(seq 1 100); do
+  for _ in $(seq 1 100); do
     [ -s "$WORK/$name.port" ] && return 0
     sleep 0.1
   done
