@@ -68,6 +68,15 @@ std::string pin_hex(std::string_view text) {
   return *normalized;
 }
 
+// Why a file's sha256 is refused: the digests it was pinned to (by a requirements file's --hash or
+// the recipe's `sha256:`), which the user needs to see to tell a stale pin from a changed file.
+template <typename Pins>
+std::string pin_mismatch(const std::string& sha, const Pins& pins) {
+  std::string expected;
+  for (const auto& p : pins) expected += (expected.empty() ? "" : " or ") + p;
+  return "its sha256 " + sha + " does not match the pinned " + expected + " (--hash or the recipe's sha256:)";
+}
+
 }  // namespace
 
 PackageFinder::PackageFinder(FinderOptions options, TagPolicy tags, std::string python_full_version)
@@ -180,7 +189,7 @@ PackageFinder::Project PackageFinder::collect(const std::string& name) {
       std::optional<std::string> sha = f.sha256;
       if (!sha && is_file_url(f.url)) sha = file_sha256(local_path(f.url));
       if (sha && !pins.count(*sha)) {
-        reject("its sha256 " + *sha + " is not among the --hash pins");
+        reject(pin_mismatch(*sha, pins));
         continue;
       }
     }
@@ -212,8 +221,10 @@ PackageFinder::Project PackageFinder::collect(const std::string& name) {
     if (rejected.empty()) list = "\n  (the project lists no files)";
     throw InputError("no installable wheel for '" + name + "' (Python " + python_full_version_ + ", " +
                          tags_.tags().front().to_string() + "):" + list,
-                     "rockpack installs wheels only; use a version or an index with a compatible wheel, or add one "
-                     "with find-links or a direct reference");
+                     pins.empty() ? "rockpack installs wheels only; use a version or an index with a compatible wheel, "
+                                    "or add one with find-links or a direct reference"
+                                  : "check the --hash pins (or the recipe's sha256:) of '" + name +
+                                        "' against the files above; rockpack installs only the pinned files");
   }
   if (!known) spdlog::debug("index: no source knows '{}'", name);
   for (const auto& r : rejected) spdlog::debug("index: rejected {}", r);
@@ -368,6 +379,13 @@ std::vector<Requirement> PackageFinder::dependencies(const std::string& name, co
                          meta.version.to_string() + ", not the file's " + normalized + " " +
                          c.wheel.version.to_string(),
                      "the wheel is broken; report it to its publisher");
+  // Indexes that do not publish data-requires-python leave this as the only check; installing
+  // anyway would give an image whose package cannot run on its Python.
+  if (meta.requires_python && !meta.requires_python->contains(python_version_, true))
+    throw InputError(c.file.filename + " (" + c.origin + "): its METADATA says Requires-Python " +
+                         meta.requires_python->to_string() + ", the target has Python " + python_full_version_,
+                     "require a version of " + normalized + " that supports Python " + python_full_version_ +
+                         " (e.g. " + normalized + "<" + c.wheel.version.to_string() + "), or use another interpreter");
   return meta.requires_dist;
 }
 
@@ -398,8 +416,8 @@ WheelArtifact PackageFinder::artifact(const std::string& name, const Candidate& 
     sha = actual;
   }
   if (sha && !pins.empty() && std::find(pins.begin(), pins.end(), *sha) == pins.end())
-    throw InputError(c.file.filename + " (" + c.origin + "): its sha256 " + *sha + " is not among the --hash pins",
-                     "update the --hash pins or the reference");
+    throw InputError(c.file.filename + " (" + c.origin + "): " + pin_mismatch(*sha, pins),
+                     "the file is not the one the pin names: fix the pinned sha256, or the file's location");
   if (!sha && pins.size() == 1) sha = pins.front();
   if (!sha && pins.empty() && options_.require_hashes)
     throw InputError(c.file.filename + " (" + c.origin + ") has no sha256 to verify the download against",

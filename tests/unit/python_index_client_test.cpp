@@ -453,7 +453,9 @@ TEST_CASE("python/index: find-links, direct references and hash pins") {
   // Hash pins that do not match reject the file, with the reason.
   PackageFinder pinned(options, target(), "3.11.2");
   pinned.pin_hashes("demo", {std::string(64, 'a')});
-  CHECK_THROWS_WITH_AS(pinned.versions("demo"), doctest::Contains("not among the --hash pins"), rp::InputError);
+  CHECK_THROWS_WITH_AS(pinned.versions("demo"),
+                       doctest::Contains("does not match the pinned aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
+                       rp::InputError);
   CHECK_THROWS_AS(pinned.pin_hashes("demo", {"md5:abc"}), rp::InputError);
 }
 
@@ -472,4 +474,25 @@ TEST_CASE("python/index: metadata is cached in the content store by wheel sha256
     CHECK(finder.dependencies("demo", {Version::parse("1.0"), ""}).size() == 1);
     CHECK(finder.stats().metadata_requests == (round == 0 ? 1u : 0u));
   }
+}
+
+TEST_CASE("python/index: Requires-Python in METADATA is checked when the index does not publish it") {
+  if (!have_python()) return;
+  TempDir wheels;
+  std::string dist = "newpy-1.0.dist-info";
+  rp::write_file_atomic(wheels.path / "newpy-1.0-py3-none-any.whl",
+                        build_zip({{"newpy/__init__.py", "", false},
+                                   {dist + "/METADATA",
+                                    "Metadata-Version: 2.1\nName: newpy\nVersion: 1.0\nRequires-Python: >=3.12\n"},
+                                   {dist + "/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n"},
+                                   {dist + "/RECORD", ""}}));
+  IndexServer server(wheels.path);
+  auto options = fast_options();
+  options.indexes = {{server.url(), false, "", "", {}}};
+  PackageFinder old_python(options, target(), "3.11.2");
+  CHECK(version_strings(old_python.versions("newpy")) == std::vector<std::string>{"1.0"});  // the index does not say
+  CHECK_THROWS_WITH_AS(old_python.dependencies("newpy", {Version::parse("1.0"), ""}),
+                       doctest::Contains("Requires-Python >=3.12, the target has Python 3.11.2"), rp::InputError);
+  PackageFinder new_python(options, target(), "3.12.1");
+  CHECK(new_python.dependencies("newpy", {Version::parse("1.0"), ""}).empty());
 }

@@ -1,0 +1,53 @@
+# shellcheck shell=bash
+# Fixtures for the "Python in the image" integration tests. Source after common.sh.
+#   python_base            builds (or reuses) the Debian 12 + python3 OCI layout at $BASE (tag base);
+#                          skips the test (77) when the machine cannot make it
+#   wheel OUTDIR NAME VERSION [make_wheel.py options]   writes a wheel, prints its path
+#   start_index NAME DIR [index_server.py options]      serves DIR on a free loopback port
+#   index_url NAME / index_stats NAME / reset_stats NAME
+#   sha256_of FILE
+# Every server started here is stopped on exit, and $WORK removed (kept when RP_KEEP_WORK is set).
+TOOLS="$ROCKPACK_SOURCE_DIR/tests/tools"
+source "$ROCKPACK_SOURCE_DIR/tests/integration/lib/debian_base.sh"
+need python3; need curl
+
+_PY_PIDS=()
+_python_fixtures_cleanup() {
+  local p
+  for p in "${_PY_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${_PY_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+  if [ -n "${RP_KEEP_WORK:-}" ]; then echo "kept $WORK" >&2; else rm -rf "$WORK"; fi
+}
+trap _python_fixtures_cleanup EXIT
+
+BASE="$WORK/base"
+python_base() {
+  local rc=0
+  debian_python_base "$BASE" || rc=$?
+  [ "$rc" -eq 77 ] && skip "cannot make the Debian 12 python base here"
+  [ "$rc" -eq 0 ] || fail "debian_python_base failed (exit $rc)"
+}
+
+wheel() { python3 "$TOOLS/make_wheel.py" "$@" | tail -n 1; }
+
+sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
+
+start_index() {
+  local name=$1 dir=$2
+  shift 2
+  python3 "$TOOLS/index_server.py" "$dir" --port 0 --port-file "$WORK/$name.port" "$@" \
+    >"$WORK/$name.log" 2>&1 &
+  _PY_PIDS+=($!)
+  for _ in $(seq 1 100); do
+    [ -s "$WORK/$name.port" ] && return 0
+    sleep 0.1
+  done
+  fail "index server $name did not start: $(cat "$WORK/$name.log")"
+}
+
+index_url() { echo "http://127.0.0.1:$(cat "$WORK/$1.port")"; }
+index_stats() { curl -fsS "$(index_url "$1")/__stats"; }
+reset_stats() { curl -fsS -o /dev/null "$(index_url "$1")/__stats?reset=1"; }
+
+# A JSON value from a file: json_get FILE PYTHON_EXPRESSION_ON_d
+json_get() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
