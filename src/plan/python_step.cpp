@@ -314,8 +314,8 @@ PythonStepResult plan_python(const recipe::Recipe& recipe, const BuildPlan& plan
     const auto& accepted = artifacts[i].accepted_sha256;
     std::string got = digest_hex(files[i].digest);
     if (!accepted.empty() && std::find(accepted.begin(), accepted.end(), got) == accepted.end())
-      throw InputError(jobs[i].what + " has sha256 " + got + ", which is not among its --hash pins",
-                       "the file on the index is not the one the requirements file pinned; nothing from it was installed");
+      throw InputError(jobs[i].what + " has sha256 " + got + ", which matches none of its pins (--hash or the recipe's sha256:)",
+                       "the file on the index is not the one that was pinned; nothing from it was installed");
   }
   spdlog::info("python: {} wheel{} downloaded ({:.1f} MB), {} already in the store", stats.files_fetched,
                stats.files_fetched == 1 ? "" : "s", stats.bytes_fetched / 1e6, stats.files_cached);

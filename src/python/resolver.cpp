@@ -39,7 +39,12 @@ class Resolver {
       if (messages_.size() > kShown) {
         message += "\n  (and " + std::to_string(messages_.size() - kShown) + " more conflicts)";
       }
-      throw InputError(message, "relax or change the versions in the recipe so that the requirements agree");
+      std::string hint = missing_.empty()
+                             ? "relax or change the versions in the recipe so that the requirements agree"
+                             : "check the name of " + *missing_.begin() +
+                                   " and that one of the recipe's indexes (or find_links) publishes a wheel of it "
+                                   "for this interpreter";
+      throw InputError(message, hint);
     }
     return output(solution);
   }
@@ -224,6 +229,7 @@ class Resolver {
         break;
     }
     for (const auto& v : *chosen) out.push_back({v, ""});
+    if (all.empty()) missing_.insert(name);
     if (out.empty()) {
       bool excluded = options_.prereleases == PrereleasePolicy::kDisallow && !matching.empty();
       record(resolver_detail::explain_no_candidates(state, name, all, excluded));
@@ -302,6 +308,7 @@ class Resolver {
   std::map<std::string, std::vector<Requirement>> deps_;
   std::map<std::string, Version> url_versions_;
   std::vector<std::string> messages_;
+  std::set<std::string> missing_;  // packages no source offers any version of
   size_t steps_ = 0;
 };
 

@@ -8,26 +8,23 @@
 #  - `inspect --python` lists the packages; a second build downloads nothing and gives the same digest;
 #  - a standalone interpreter archive unpacked at /opt/python, with packages installed into its prefix.
 source "$(dirname "$0")/lib/common.sh"
-source "$ROCKPACK_SOURCE_DIR/tests/integration/lib/python_index.sh"
-source "$ROCKPACK_SOURCE_DIR/tests/integration/lib/debian_base.sh"
+source "$ROCKPACK_SOURCE_DIR/tests/integration/lib/python_fixtures.sh"
 need umoci
 [ "$(id -u)" -eq 0 ] || skip "chroot needs root"
 ls /usr/share/python-wheels/pip-*.whl >/dev/null 2>&1 || skip "Debian's python3-pip-whl is not installed"
 
-rc=0
-debian_python_base "$WORK/base" || rc=$?
-[ "$rc" -eq 77 ] && skip "cannot make the Debian base here"
-[ "$rc" -eq 0 ] || fail "debian_python_base failed ($rc)"
+python_base
 
 mkdir -p "$WORK/wheels"
 python3 "$ROCKPACK_SOURCE_DIR/tests/tools/make_wheel.py" --demo "$WORK/wheels" >/dev/null
 cp /usr/share/python-wheels/pip-*.whl /usr/share/python-wheels/setuptools-*.whl \
   /usr/share/python-wheels/wheel-*.whl "$WORK/wheels/"
-start_index "$WORK/wheels"
+start_index main "$WORK/wheels"
+INDEX_URL="$(index_url main)/simple/"
 
 cat >"$WORK/app.yaml" <<EOF
 name: pyapp
-base: oci:$WORK/base:base
+base: oci:$BASE:base
 python:
   interpreter: /usr/bin/python3
   venv: /opt/venv
@@ -104,10 +101,10 @@ n=$("$ROCKPACK" inspect --python --json "oci:$WORK/out:latest" | python3 -c 'imp
 assert_eq "$n" "5" "packages listed by inspect --python --json"
 
 # --- a second build: nothing downloaded, same image -------------------------------------------
-before=$(index_file_requests "$INDEX_BASE" rp_demo_app-2.0.0-py3-none-any.whl)
+before=$(index_file_requests main rp_demo_app-2.0.0-py3-none-any.whl)
 digest2=$(build_digest "$WORK/app.yaml" -o "oci:$WORK/out2:latest")
 assert_eq "$digest2" "$digest1" "rebuild digest"
-after=$(index_file_requests "$INDEX_BASE" rp_demo_app-2.0.0-py3-none-any.whl)
+after=$(index_file_requests main rp_demo_app-2.0.0-py3-none-any.whl)
 assert_eq "$after" "$before" "wheel downloads during the rebuild"
 
 # --- a standalone interpreter ------------------------------------------------------------------
@@ -116,7 +113,7 @@ debian_python_standalone_archive "$WORK/python.tar.gz" || rc=$?
 [ "$rc" -eq 0 ] || fail "debian_python_standalone_archive failed ($rc)"
 cat >"$WORK/standalone.yaml" <<EOF
 name: pystandalone
-base: oci:$WORK/base:base
+base: oci:$BASE:base
 python:
   standalone:
     path: python.tar.gz

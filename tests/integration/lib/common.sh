@@ -14,7 +14,7 @@ cleanup() {
   local p
   for p in "${_RP_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
   for p in "${_RP_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-  rm -rf "$WORK"
+  if [ -n "${RP_KEEP_WORK:-}" ]; then echo "kept $WORK" >&2; else rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
 

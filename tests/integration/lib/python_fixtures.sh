@@ -6,19 +6,11 @@
 #   start_index NAME DIR [index_server.py options]      serves DIR on a free loopback port
 #   index_url NAME / index_stats NAME / reset_stats NAME
 #   sha256_of FILE
-# Every server started here is stopped on exit, and $WORK removed (kept when RP_KEEP_WORK is set).
+# Every server started here is stopped on exit, and $WORK removed (common.sh; kept when RP_KEEP_WORK is set).
 TOOLS="$ROCKPACK_SOURCE_DIR/tests/tools"
 source "$ROCKPACK_SOURCE_DIR/tests/integration/lib/debian_base.sh"
 need python3; need curl
 
-_PY_PIDS=()
-_python_fixtures_cleanup() {
-  local p
-  for p in "${_PY_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${_PY_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-  if [ -n "${RP_KEEP_WORK:-}" ]; then echo "kept $WORK" >&2; else rm -rf "$WORK"; fi
-}
-trap _python_fixtures_cleanup EXIT
 
 BASE="$WORK/base"
 python_base() {
@@ -37,7 +29,7 @@ start_index() {
   shift 2
   python3 "$TOOLS/index_server.py" "$dir" --port 0 --port-file "$WORK/$name.port" "$@" \
     >"$WORK/$name.log" 2>&1 &
-  _PY_PIDS+=($!)
+  track_pid $!
   for _ in $(seq 1 100); do
     [ -s "$WORK/$name.port" ] && return 0
     sleep 0.1
@@ -51,3 +43,8 @@ reset_stats() { curl -fsS -o /dev/null "$(index_url "$1")/__stats?reset=1"; }
 
 # A JSON value from a file: json_get FILE PYTHON_EXPRESSION_ON_d
 json_get() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
+
+# index_file_requests NAME FILE: how many times FILE was requested from index NAME.
+index_file_requests() {
+  index_stats "$1" | python3 -c 'import json,sys; s=json.load(sys.stdin); print(s["requests"].get("/files/" + sys.argv[1], 0))' "$2"
+}
