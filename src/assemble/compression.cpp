@@ -88,7 +88,7 @@ class PassthroughCompressor final : public Compressor {
 // worker into a complete gzip member, and the members are written in input order. The block size
 // fixes the output, so it never depends on the number of cores. Memory is bounded by the number of
 // blocks in flight.
-class ParallelGzipCompressor final : public Compressor {
+class ParallelGzipCompressor final : public Compressor, private DeflatePassthrough {
  public:
   static constexpr size_t kBlockSize = 1 << 20;
 
@@ -101,6 +101,11 @@ class ParallelGzipCompressor final : public Compressor {
   ~ParallelGzipCompressor() override { stop_workers(); }
 
   void write(const void* data, size_t size) override {
+    if (copying_) {  // the bytes of a copied deflate stream: only the trailer needs them
+      copied_crc_ = libdeflate_crc32(copied_crc_, data, size);
+      copied_size_ += size;
+      return;
+    }
     const char* p = static_cast<const char*>(data);
     while (size) {
       size_t take = std::min(size, kBlockSize - current_.size());
@@ -112,12 +117,36 @@ class ParallelGzipCompressor final : public Compressor {
   }
 
   void finish() override {
+    if (copying_) throw Error("internal: a copied deflate stream was not ended");
     if (!current_.empty() || submitted_ == 0) submit();  // an empty layer is still one valid member
     while (next_to_write_ < submitted_) write_next();
     stop_workers();
   }
 
+  DeflatePassthrough* deflate_passthrough() override { return level_ <= 6 ? this : nullptr; }
+
  private:
+  void begin() override {
+    if (!current_.empty()) submit();
+    while (next_to_write_ < submitted_) write_next();
+    // RFC 1952 header: deflate, no flags, no mtime; XFL 0 and OS 255 ("unknown") as libdeflate writes.
+    static const unsigned char kHeader[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff};
+    out_.write(kHeader, sizeof kHeader);
+    copying_ = true;
+    copied_crc_ = 0;
+    copied_size_ = 0;
+  }
+  ByteSink& deflate_sink() override { return out_; }
+  void end() override {
+    unsigned char trailer[8];
+    for (int i = 0; i < 4; ++i) {
+      trailer[i] = static_cast<unsigned char>(copied_crc_ >> (8 * i));
+      trailer[4 + i] = static_cast<unsigned char>(copied_size_ >> (8 * i));  // ISIZE: size mod 2^32
+    }
+    out_.write(trailer, sizeof trailer);
+    copying_ = false;
+  }
+
   struct Job {
     uint64_t seq;
     std::string input;
@@ -208,6 +237,9 @@ class ParallelGzipCompressor final : public Compressor {
   std::deque<std::shared_ptr<Job>> in_order_;  // not yet written, in input order
   bool stopping_ = false;
   std::vector<std::thread> workers_;
+  bool copying_ = false;  // between begin() and end() of a copied deflate stream
+  uint32_t copied_crc_ = 0;
+  uint64_t copied_size_ = 0;
 };
 
 // zstd with its own worker threads. nbWorkers >= 1 always: zstd's single-threaded mode emits a

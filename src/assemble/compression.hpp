@@ -21,10 +21,29 @@ struct Compression {
   const char* media_type() const;  // OCI layer media type
 };
 
+// Copies a deflate stream made elsewhere (a wheel's zip member) into a gzip layer as a gzip member
+// of its own, instead of compressing the same bytes again. Between begin() and end() the
+// compressor still receives the uncompressed bytes through write() (the diff_id is hashed on the way
+// to it) but only checksums them for the member's trailer; the stream goes to deflate_sink().
+class DeflatePassthrough {
+ public:
+  virtual ~DeflatePassthrough() = default;
+  // Ends the current gzip member (writing out every block before it) and starts the copied one.
+  virtual void begin() = 0;
+  virtual ByteSink& deflate_sink() = 0;
+  // Writes the member's trailer (CRC-32 and size of the uncompressed bytes written meanwhile).
+  virtual void end() = 0;
+};
+
 // A ByteSink that compresses into `out`; finish() must be called once all input is written.
 class Compressor : public ByteSink {
  public:
   virtual void finish() = 0;
+  // Non-null when this compressor can copy deflate streams: gzip at level 6 or below. Wheels are
+  // deflated at zlib's default level 6 (Python's zipfile), so compressing their members again at
+  // the same level would spend most of a layer's time to gain nothing; a recipe that asks for more
+  // than 6 gets everything compressed again.
+  virtual DeflatePassthrough* deflate_passthrough() { return nullptr; }
 };
 
 // threads = 0 means one per core.

@@ -11,6 +11,10 @@
 
 namespace rp {
 
+void ContentSource::write_with_deflate(ByteSink&, ByteSink&) const {
+  throw Error("internal: " + describe() + " has no deflate stream to copy");
+}
+
 std::string InlineContent::content_key() const { return sha256_digest(bytes_); }
 
 namespace {

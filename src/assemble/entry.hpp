@@ -26,6 +26,12 @@ class ContentSource {
   // size, mtime and ctime, as git's index uses). Lets a warm rebuild skip reading every file.
   // Defaults to the content key.
   virtual std::string quick_key() const { return content_key(); }
+  // Whether the content is held as a raw deflate stream (a large zip member) that a gzip layer can
+  // copy instead of compressing the bytes again; then write_with_deflate() works.
+  virtual bool has_deflate_stream() const { return false; }
+  // Writes exactly size() bytes into `sink` and, in the same pass, their raw deflate stream into
+  // `deflated`. Only when has_deflate_stream(); throws rp::Error like write_to.
+  virtual void write_with_deflate(ByteSink& sink, ByteSink& deflated) const;
 };
 
 class InlineContent final : public ContentSource {

@@ -125,7 +125,7 @@ BuiltLayer LayerBuilder::build(const std::string& name, const std::vector<Entry>
   auto compressor = make_compressor(options_.compression, *blob, options_.threads);
   HashingSink uncompressed(compressor.get());
   ProgressSink progress(uncompressed, progress_, name, *blob);
-  TarWriter tar(progress, options_.mtime);
+  TarWriter tar(progress, options_.mtime, compressor->deflate_passthrough());
   for (const auto& e : entries) tar.add(e);
   tar.finish();
   compressor->finish();

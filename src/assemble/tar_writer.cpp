@@ -120,7 +120,13 @@ void TarWriter::add(const Entry& entry) {
         n += s;
       }
     } counting(*this);
-    entry.content->write_to(counting);
+    if (passthrough_ && entry.content->has_deflate_stream()) {
+      passthrough_->begin();
+      entry.content->write_with_deflate(counting, passthrough_->deflate_sink());
+      passthrough_->end();
+    } else {
+      entry.content->write_to(counting);
+    }
     if (counting.n != size)
       throw Error("/" + entry.path + ": its source (" + entry.content->describe() + ") delivered " +
                   std::to_string(counting.n) + " bytes instead of " + std::to_string(size));

@@ -5,6 +5,7 @@
 // PAX extended header, as Go's archive/tar (moby, containerd) writes them.
 #include <cstdint>
 
+#include "assemble/compression.hpp"
 #include "assemble/entry.hpp"
 #include "util/byte_sink.hpp"
 
@@ -12,7 +13,10 @@ namespace rp {
 
 class TarWriter {
  public:
-  TarWriter(ByteSink& out, int64_t mtime) : out_(out), mtime_(mtime) {}
+  // With `passthrough` (the layer's gzip compressor), contents that hold a deflate stream (large
+  // wheel members) are copied into the layer as their own gzip members instead of compressed again.
+  TarWriter(ByteSink& out, int64_t mtime, DeflatePassthrough* passthrough = nullptr)
+      : out_(out), mtime_(mtime), passthrough_(passthrough) {}
   // Writes the entry's header and streams its content. Entries must come in the final order.
   void add(const Entry& entry);
   // Writes the two zero blocks that end an archive.
@@ -26,6 +30,7 @@ class TarWriter {
 
   ByteSink& out_;
   int64_t mtime_;
+  DeflatePassthrough* passthrough_;
   uint64_t written_ = 0;
 };
 

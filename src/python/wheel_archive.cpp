@@ -61,7 +61,10 @@ std::string unsafe_name_reason(std::string_view name) {
 // the central directory, so a corrupt or tampered member can never pass unnoticed.
 class MemberReader {
  public:
-  MemberReader(const WheelArchive& archive, const ZipMember& member) : archive_(archive), member_(member) {
+  // `deflated`, when given, receives the raw deflate bytes the reader consumes, exactly those and in
+  // order (not bytes after the end of the stream): the member's compressed form, read only once.
+  MemberReader(const WheelArchive& archive, const ZipMember& member, ByteSink* deflated = nullptr)
+      : archive_(archive), member_(member), deflated_(deflated) {
     if (member.method == ZipMember::kDeflated) {
       std::memset(&stream_, 0, sizeof stream_);
       // Negative window bits: raw deflate, as zip stores it (no zlib header or trailer).
@@ -123,7 +126,9 @@ class MemberReader {
         stream_.next_in = reinterpret_cast<Bytef*>(input_);
         stream_.avail_in = static_cast<uInt>(n);
       }
+      const Bytef* before = stream_.next_in;
       int rc = inflate(&stream_, Z_NO_FLUSH);
+      if (deflated_ && stream_.next_in != before) deflated_->write(before, static_cast<size_t>(stream_.next_in - before));
       if (rc == Z_STREAM_END) {
         finished_ = true;
       } else if (rc != Z_OK) {
@@ -137,6 +142,7 @@ class MemberReader {
 
   const WheelArchive& archive_;
   const ZipMember& member_;
+  ByteSink* deflated_;
   z_stream stream_{};
   bool inflating_ = false;
   bool finished_ = false;
@@ -339,6 +345,14 @@ void WheelArchive::read_central_directory() {
 
 void WheelArchive::stream_member(const ZipMember& member, ByteSink& sink) const {
   MemberReader reader(*this, member);
+  static thread_local std::string buffer(256 * 1024, '\0');
+  while (size_t n = reader.read(buffer.data(), buffer.size())) sink.write(buffer.data(), n);
+}
+
+void WheelArchive::stream_member_with_deflate(const ZipMember& member, ByteSink& sink, ByteSink& deflated) const {
+  if (member.method != ZipMember::kDeflated)
+    throw Error("internal: " + display_name_ + ": member '" + member.name + "' is not deflated");
+  MemberReader reader(*this, member, &deflated);
   static thread_local std::string buffer(256 * 1024, '\0');
   while (size_t n = reader.read(buffer.data(), buffer.size())) sink.write(buffer.data(), n);
 }

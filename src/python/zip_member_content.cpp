@@ -6,6 +6,14 @@ namespace rp::python {
 
 void ZipMemberContent::write_to(ByteSink& sink) const { archive_->stream_member(member_, sink); }
 
+bool ZipMemberContent::has_deflate_stream() const {
+  return member_.method == ZipMember::kDeflated && member_.uncompressed_size >= (1u << 20);
+}
+
+void ZipMemberContent::write_with_deflate(ByteSink& sink, ByteSink& deflated) const {
+  archive_->stream_member_with_deflate(member_, sink, deflated);
+}
+
 std::string ZipMemberContent::content_key() const {
   if (!wheel_digest_.empty()) return "wheel-member:" + wheel_digest_ + ":" + member_.name;
   if (key_.empty()) {

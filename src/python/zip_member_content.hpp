@@ -29,6 +29,10 @@ class ZipMemberContent final : public ContentSource {
   // The content key when the wheel digest is known; otherwise the wheel file's identity plus the
   // member's offset and CRC, which changes whenever the bytes may.
   std::string quick_key() const override;
+  // Deflated members of at least 1 MiB: below that, ending the layer's current gzip member to copy
+  // the stream costs more (size and time) than compressing the bytes again.
+  bool has_deflate_stream() const override;
+  void write_with_deflate(ByteSink& sink, ByteSink& deflated) const override;
 
  private:
   std::shared_ptr<const WheelArchive> archive_;
