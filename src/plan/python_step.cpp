@@ -108,8 +108,13 @@ Requirements collect_requirements(const recipe::PythonSection& py) {
       }
     }
     for (const auto& line : file.constraints) out.constraints.push_back(line.requirement);
-    if (file.index_url) out.extra_indexes.push_back({*file.index_url});
-    for (const auto& u : file.extra_index_urls) out.extra_indexes.push_back({u});
+    auto add_index = [&out](const std::string& url) {
+      python::IndexSource index;
+      index.url = url;
+      out.extra_indexes.push_back(std::move(index));
+    };
+    if (file.index_url) add_index(*file.index_url);
+    for (const auto& u : file.extra_index_urls) add_index(u);
     out.find_links.insert(out.find_links.end(), file.find_links.begin(), file.find_links.end());
     out.pre = out.pre || file.pre;
   };

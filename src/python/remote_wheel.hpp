@@ -15,34 +15,12 @@
 
 #include "net/http.hpp"
 #include "python/wheel_archive.hpp"
+#include "python/zip_format.hpp"
 #include "registry/retry.hpp"
 
 namespace rp::python {
 
 // ---- Parsing (pure functions over bytes) ----
-
-struct CentralDirectoryLocation {
-  uint64_t offset = 0;  // of the first central directory entry, from the start of the file
-  uint64_t size = 0;
-  uint64_t count = 0;
-};
-
-// What the end of a zip file says. When `tail` (the last bytes of a file of `file_size` bytes) does
-// not reach back far enough (the zip64 end record lies before it), `need_tail` is the number of tail
-// bytes to fetch instead; otherwise `location` is set.
-struct ZipEndInfo {
-  std::optional<CentralDirectoryLocation> location;
-  uint64_t need_tail = 0;
-};
-
-// Throws rp::InputError (naming `display_name`) when there is no valid end record or the directory
-// it describes lies outside the file.
-ZipEndInfo locate_central_directory(std::string_view tail, uint64_t file_size, std::string_view display_name);
-
-// Parses the central directory bytes (exactly `location.size` bytes from `location.offset`).
-// Members get everything but `data_offset` (that needs the local header). Throws rp::InputError.
-std::vector<ZipMember> parse_central_directory(std::string_view directory, const CentralDirectoryLocation& location,
-                                               std::string_view display_name);
 
 // The "<dist>.dist-info/METADATA" member at the top of the archive. With several .dist-info
 // directories, the one whose name matches `project` (normalized) is taken. nullptr when none.

@@ -196,100 +196,25 @@ void WheelArchive::read_central_directory() {
   auto bad = [this](const std::string& what) {
     return InputError(display_name_ + ": not a valid wheel: " + what, "a wheel must be a plain zip archive");
   };
-  if (file_size_ < kEndRecordSize) throw bad("too small to be a zip archive");
-
-  // The EOCD is the last record; only a comment (at most 64 KiB) may follow it.
-  size_t tail_size = static_cast<size_t>(std::min<uint64_t>(file_size_, kEndRecordSize + kMaxCommentSize));
-  std::string tail(tail_size, '\0');
-  uint64_t tail_offset = file_size_ - tail_size;
-  read_at(tail_offset, tail.data(), tail_size);
-  const auto* t = reinterpret_cast<const unsigned char*>(tail.data());
-  size_t eocd = std::string::npos;
-  for (size_t i = tail_size - kEndRecordSize + 1; i-- > 0;) {
-    if (le32(t + i) == kEndSignature && i + kEndRecordSize + le16(t + i + 20) == tail_size) {
-      eocd = i;
-      break;
-    }
+  // The end records: the last 64 KiB + 22 bytes hold them unless a zip64 end record lies further
+  // back, in which case the parser says how much of the tail it needs.
+  uint64_t tail_size = std::min<uint64_t>(file_size_, kEndRecordSize + kMaxCommentSize);
+  std::optional<CentralDirectoryLocation> location;
+  for (int attempt = 0; attempt < 2 && !location; ++attempt) {
+    std::string tail(static_cast<size_t>(tail_size), '\0');
+    read_at(file_size_ - tail_size, tail.data(), tail.size());
+    ZipEndInfo end = locate_central_directory(tail, file_size_, display_name_);
+    location = end.location;
+    tail_size = end.need_tail;
   }
-  if (eocd == std::string::npos) throw bad("no end-of-central-directory record");
-  const unsigned char* e = t + eocd;
-  uint64_t eocd_offset = tail_offset + eocd;
-  if (le16(e + 4) != 0 || le16(e + 6) != 0) throw bad("multi-disk archives are not supported");
-  uint64_t count = le16(e + 10);
-  uint64_t cd_size = le32(e + 12);
-  uint64_t cd_offset = le32(e + 16);
-  uint64_t cd_end_limit = eocd_offset;  // the central directory must end before this
+  if (!location) throw bad("no usable end-of-central-directory record");
+  const uint64_t cd_offset = location->offset;
 
-  // Zip64: the locator sits right before the EOCD and points to the zip64 EOCD record.
-  if (eocd_offset >= kZip64LocatorSize) {
-    unsigned char loc[kZip64LocatorSize];
-    read_at(eocd_offset - kZip64LocatorSize, loc, sizeof loc);
-    if (le32(loc) == kZip64LocatorSignature) {
-      uint64_t z64_offset = le64(loc + 8);
-      if (le32(loc + 4) != 0 || le32(loc + 16) > 1) throw bad("multi-disk archives are not supported");
-      if (z64_offset > eocd_offset - kZip64LocatorSize ||
-          eocd_offset - kZip64LocatorSize - z64_offset < kZip64EndRecordSize)
-        throw bad("zip64 end record points outside the file");
-      unsigned char z[kZip64EndRecordSize];
-      read_at(z64_offset, z, sizeof z);
-      if (le32(z) != kZip64EndSignature) throw bad("zip64 end record is missing");
-      if (le32(z + 16) != 0 || le32(z + 20) != 0) throw bad("multi-disk archives are not supported");
-      count = le64(z + 32);
-      cd_size = le64(z + 40);
-      cd_offset = le64(z + 48);
-      cd_end_limit = z64_offset;
-    }
-  }
-  if (cd_offset > cd_end_limit || cd_size > cd_end_limit - cd_offset)
-    throw bad("central directory points outside the file");
-  if (count > cd_size / kCentralHeaderSize) throw bad("central directory is too small for its entry count");
-
-  std::string cd(static_cast<size_t>(cd_size), '\0');
+  std::string cd(static_cast<size_t>(location->size), '\0');
   read_at(cd_offset, cd.data(), cd.size());
-  const auto* c = reinterpret_cast<const unsigned char*>(cd.data());
-  size_t pos = 0;
-  members_.reserve(static_cast<size_t>(count));
-  for (uint64_t i = 0; i < count; ++i) {
-    if (cd.size() - pos < kCentralHeaderSize || le32(c + pos) != kCentralHeaderSignature)
-      throw bad("corrupt central directory entry #" + std::to_string(i + 1));
-    const unsigned char* h = c + pos;
-    ZipMember m;
-    m.flags = le16(h + 8);
-    m.method = le16(h + 10);
-    m.crc32 = le32(h + 16);
-    m.compressed_size = le32(h + 20);
-    m.uncompressed_size = le32(h + 24);
-    size_t name_len = le16(h + 28), extra_len = le16(h + 30), comment_len = le16(h + 32);
-    uint16_t disk = le16(h + 34);
-    m.external_attr = le32(h + 38);
-    m.local_header_offset = le32(h + 42);
-    if (cd.size() - pos - kCentralHeaderSize < name_len + extra_len + comment_len)
-      throw bad("central directory entry #" + std::to_string(i + 1) + " runs past the directory");
-    m.name.assign(cd.data() + pos + kCentralHeaderSize, name_len);
-    const unsigned char* extra = h + kCentralHeaderSize + name_len;
-
-    // Zip64 extended information (id 1): only the fields saturated in the header are present,
-    // in this fixed order.
-    bool need_usize = m.uncompressed_size == 0xffffffffu, need_csize = m.compressed_size == 0xffffffffu;
-    bool need_offset = m.local_header_offset == 0xffffffffu, need_disk = disk == 0xffff;
-    for (size_t x = 0; x + 4 <= extra_len;) {
-      uint16_t id = le16(extra + x), len = le16(extra + x + 2);
-      if (x + 4 + len > extra_len) throw bad("corrupt extra field in '" + m.name + "'");
-      if (id == 0x0001) {
-        const unsigned char* f = extra + x + 4;
-        size_t need = 8 * (need_usize + need_csize + need_offset) + 4 * need_disk;
-        if (len < need) throw bad("truncated zip64 field in '" + m.name + "'");
-        if (need_usize) m.uncompressed_size = le64(f), f += 8, need_usize = false;
-        if (need_csize) m.compressed_size = le64(f), f += 8, need_csize = false;
-        if (need_offset) m.local_header_offset = le64(f), f += 8, need_offset = false;
-        if (need_disk) disk = static_cast<uint16_t>(le32(f) ? 1 : 0), need_disk = false;
-      }
-      x += 4 + len;
-    }
-    if (need_usize || need_csize || need_offset || need_disk) throw bad("missing zip64 field in '" + m.name + "'");
-    if (disk != 0) throw bad("multi-disk archives are not supported");
-    pos += kCentralHeaderSize + name_len + extra_len + comment_len;
-
+  std::vector<ZipMember> parsed = parse_central_directory(cd, *location, display_name_);
+  members_.reserve(parsed.size());
+  for (ZipMember& m : parsed) {
     std::string reason = unsafe_name_reason(m.name);
     if (!reason.empty())
       throw InputError(display_name_ + ": member '" + m.name + "' has " + reason,
@@ -318,6 +243,7 @@ void WheelArchive::read_central_directory() {
     m.data_offset = m.local_header_offset + kLocalHeaderSize + local_name_len + local_extra_len;
     if (m.data_offset > cd_offset || m.compressed_size > cd_offset - m.data_offset)
       throw bad("member '" + m.name + "' points outside the file");
+    const size_t name_len = m.name.size();
     if (local_name_len != name_len) throw bad("member '" + m.name + "' has a different name in its local header");
     std::string local_name(name_len, '\0');
     read_at(m.local_header_offset + kLocalHeaderSize, local_name.data(), name_len);

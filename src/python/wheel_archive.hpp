@@ -12,29 +12,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "python/zip_format.hpp"
 #include "util/byte_sink.hpp"
 #include "util/fs.hpp"
 
 namespace rp::python {
-
-struct ZipMember {
-  std::string name;  // as stored: '/'-separated, relative; directories end with '/'
-  uint16_t method = 0;  // kStored or kDeflated
-  uint16_t flags = 0;
-  uint32_t crc32 = 0;
-  uint64_t compressed_size = 0;
-  uint64_t uncompressed_size = 0;
-  uint64_t local_header_offset = 0;
-  uint64_t data_offset = 0;  // first byte of the (compressed) data, after the local header
-  uint32_t external_attr = 0;
-
-  static constexpr uint16_t kStored = 0;
-  static constexpr uint16_t kDeflated = 8;
-
-  bool is_directory() const { return !name.empty() && name.back() == '/'; }
-  // The Unix st_mode written by Unix zip tools in the high 16 bits; 0 when the creator did not set it.
-  uint32_t unix_mode() const { return external_attr >> 16; }
-};
 
 class WheelArchive {
  public:
