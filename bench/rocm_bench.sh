@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# ROCm image benchmark (not a test): the job PyTorch's CI images do with pip, side by side with
+# rockpack, from a mock TheRock per-family index (tests/tools/make_therock_index.py; `--scale rocm`
+# is about 2.5 GB of wheels for one nightly) served on loopback by tests/tools/static_server.py.
+# In one run:
+#   (a) rockpack, cold (empty store): `rocm: {targets: gfx942, components: [libraries, devel]}` on a
+#       Debian python3 base (tests/integration/lib/debian_base.sh), venv /opt/venv, gzip at the
+#       default level, to an oci: layout;
+#   (b) the peer: a fresh venv, `pip install --index-url URL --no-build-isolation "rocm[libraries,devel]"`,
+#       `rocm-sdk init` (expands the devel tree), `tar -C VENV -cf - . | pigz -p$(nproc) -6`;
+#   (c) rockpack again with nothing changed (warm rebuild);
+#   (d) peak RSS (GNU time) of each step, and the size of rockpack's layers above the base next to
+#       the peer's tarball.
+# Prints a table with the speedup.
+#   bench/rocm_bench.sh [--scale rocm|small]     (ROCKPACK=path/to/rockpack, default build/rockpack)
+# `--scale small` (a few MB) is a smoke run of the script itself. Needs root (the Debian base keeps
+# its owners), debootstrap once (cached), pigz, GNU time, and python3 with venv/ensurepip (3.11 or
+# older: the peer builds the rocm sdist without build isolation, so its venv needs setuptools).
+# The index is cached in ${ROCKPACK_BENCH_CACHE:-~/.cache/rockpack-bench}, keyed by the generator.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+ROCKPACK=${ROCKPACK:-$root/build/rockpack}
+scale=rocm
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --scale) scale=${2:?--scale takes rocm or small}; shift 2 ;;
+    --scale=*) scale=${1#--scale=}; shift ;;
+    -h | --help) sed -n '2,22p' "$0"; exit 0 ;;
+    *) echo "rocm_bench: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+case "$scale" in rocm | small) ;; *) echo "rocm_bench: --scale is rocm or small" >&2; exit 2 ;; esac
+[ -x "$ROCKPACK" ] || { echo "rocm_bench: build rockpack first ($ROCKPACK)" >&2; exit 2; }
+for t in pigz python3 curl /usr/bin/time; do
+  command -v "$t" >/dev/null || { echo "rocm_bench: $t is missing (tools/install-deps.sh)" >&2; exit 2; }
+done
+python3 -c 'import venv, ensurepip' 2>/dev/null || { echo "rocm_bench: python3 has no venv/ensurepip" >&2; exit 2; }
+cores=$(nproc)
+family=gfx94X-dcgpu
+version=7.10.0a20251121
+pyver=$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+
+work=$(mktemp -d /tmp/rockpack-rocmbench-XXXXXX)
+PIDS=()
+cleanup() {
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# The index, generated once per generator revision and scale (it appears by rename when complete).
+gen=$root/tests/tools/make_therock_index.py
+cache=${ROCKPACK_BENCH_CACHE:-$HOME/.cache/rockpack-bench}
+key=$(cat "$gen" | sha256sum | cut -c1-12)
+index_dir=$cache/therock-$scale-$family-$version-py$pyver-$key
+mkdir -p "$cache"
+if [ ! -d "$index_dir" ]; then
+  echo "generating the $scale-scale mock TheRock index (once; cached in $index_dir)..." >&2
+  rm -rf "$index_dir.tmp"
+  python3 "$gen" "$index_dir.tmp" --family "$family" --versions "$version" --python "$pyver" --scale "$scale"
+  mv "$index_dir.tmp" "$index_dir"
+fi
+echo "preparing the Debian python3 base (cached after the first run)..." >&2
+# shellcheck source=../tests/integration/lib/debian_base.sh
+source "$root/tests/integration/lib/debian_base.sh"
+rc=0
+ROCKPACK=$ROCKPACK debian_python_base "$work/base" || rc=$?
+[ "$rc" -eq 0 ] || { echo "rocm_bench: no Debian python3 base (exit $rc; needs root and debootstrap)" >&2; exit 2; }
+
+python3 "$root/tests/tools/static_server.py" "$index_dir" --port 0 --port-file "$work/port" >"$work/server.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 1 100); do [ -s "$work/port" ] && break; sleep 0.1; done
+[ -s "$work/port" ] || { echo "rocm_bench: the index server did not start: $(cat "$work/server.log")" >&2; exit 1; }
+base_url="http://127.0.0.1:$(cat "$work/port")"
+
+cat >"$work/recipe.yaml" <<EOF
+name: rocmbench
+base: oci:$work/base:base
+python:
+  interpreter: /usr/bin/python3
+  venv: /opt/venv
+rocm:
+  source: therock
+  index: "$base_url/{family}/"
+  targets: gfx942
+  components: [libraries, devel]
+  version: latest
+EOF
+
+# What both tools download: rocm, rocm-sdk-core, rocm-sdk-libraries-<family>, rocm-sdk-devel.
+download_bytes=$(cd "$index_dir/$family" && cat rocm-"$version".tar.gz rocm_sdk_core-"$version"-*.whl \
+  rocm_sdk_libraries_*-"$version"-*.whl rocm_sdk_devel-"$version"-*.whl | wc -c)
+cat "$index_dir/$family"/*.whl "$index_dir/$family"/*.tar.gz >/dev/null  # page cache, for both tools
+sync
+
+# measure NAME CMD...: wall seconds and peak RSS (MiB) into WALL and RSS.
+measure() {
+  local name=$1
+  shift
+  /usr/bin/time -f "%e %M" -o "$work/$name.time" "$@" >"$work/$name.out" 2>&1 || {
+    cat "$work/$name.out" >&2
+    echo "rocm_bench: $name failed" >&2
+    exit 1
+  }
+  read -r WALL RSS <"$work/$name.time"
+  RSS=$((RSS / 1024))
+}
+# The sizes of the image's layers above the base: "total" and one line per layer.
+layers_above_base() {
+  python3 - "$1" "$work/base" <<'P'
+import json, os, sys
+def image(d):
+    idx = json.load(open(os.path.join(d, "index.json")))
+    m = json.load(open(os.path.join(d, "blobs/sha256", idx["manifests"][0]["digest"][7:])))
+    c = json.load(open(os.path.join(d, "blobs/sha256", m["config"]["digest"][7:])))
+    return m["layers"], [h for h in c.get("history", []) if not h.get("empty_layer")]
+base_layers, _ = image(sys.argv[2])
+base = {l["digest"] for l in base_layers}
+layers, history = image(sys.argv[1])
+ours = [(l, history[i] if i < len(history) else {}) for i, l in enumerate(layers) if l["digest"] not in base]
+print(sum(l["size"] for l, _ in ours))
+for l, h in ours:
+    print(l["size"], (h.get("created_by") or h.get("comment") or l["digest"][:19]).replace(" ", "_"))
+P
+}
+
+cd "$work"
+echo "measuring (one run, $cores cores)..." >&2
+measure rp_cold "$ROCKPACK" build recipe.yaml -o "oci:$work/img1:t" --cache-dir "$work/store"
+rp_wall=$WALL rp_rss=$RSS
+layers_above_base "$work/img1" >"$work/rp_layers"
+rp_size=$(head -n 1 "$work/rp_layers")
+rp_layer_log=$(grep -E 'layer .*->' "$work/rp_cold.out" | sed 's/^info: //' | paste -sd ';' - || true)
+
+export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1 PIP_NO_INPUT=1
+measure venv python3 -m venv "$work/venv"
+venv_wall=$WALL venv_rss=$RSS
+vpy=$work/venv/bin/python
+# Offline, pip cannot fetch setuptools/wheel into an isolated build environment for the rocm sdist:
+# it builds with the venv's own (as tests/integration/test_therock_mock.sh does).
+"$vpy" -c 'import setuptools' 2>/dev/null || { echo "rocm_bench: the venv has no setuptools (Python >= 3.12)" >&2; exit 2; }
+if ! "$vpy" -c 'import wheel' 2>/dev/null; then
+  whl=$(ls /usr/share/python-wheels/wheel-*.whl 2>/dev/null | head -n 1 || true)
+  [ -n "$whl" ] || { echo "rocm_bench: no 'wheel' package offline (Debian's python3-wheel-whl)" >&2; exit 2; }
+  "$vpy" -m pip install --quiet --no-index "$whl"
+fi
+measure pip "$vpy" -m pip install --index-url "$base_url/$family/" --no-build-isolation "rocm[libraries,devel]"
+pip_wall=$WALL pip_rss=$RSS
+measure init "$work/venv/bin/rocm-sdk" init
+init_wall=$WALL init_rss=$RSS
+[ -f "$work/venv/lib/python$pyver/site-packages/_rocm_sdk_devel/__init__.py" ] \
+  || { echo "rocm_bench: rocm-sdk init did not expand the devel tree" >&2; exit 1; }
+measure pigz sh -c "tar -C '$work/venv' -cf - . | pigz -p$cores -6 > '$work/layer.tar.gz'"
+pigz_wall=$WALL pigz_rss=$RSS
+pigz_size=$(stat -c %s "$work/layer.tar.gz")
+installed_bytes=$(du -sb "$work/venv" | cut -f1)  # hardlinked files once, as tar stores them
+rm -rf "$work/venv"
+
+measure rp_warm "$ROCKPACK" build recipe.yaml -o "oci:$work/img2:t" --cache-dir "$work/store"
+warm_wall=$WALL warm_rss=$RSS
+d1=$(tail -n 1 "$work/rp_cold.out") d2=$(tail -n 1 "$work/rp_warm.out")
+[ "$d1" = "$d2" ] || echo "rocm_bench: WARNING: the warm rebuild gave another digest ($d1 vs $d2)" >&2
+
+python3 - "$work/rp_layers" <<P
+import sys
+mb = 1e6
+dl, installed = $download_bytes, $installed_bytes
+rp, venv, pip, init, pigz = $rp_wall, $venv_wall, $pip_wall, $init_wall, $pigz_wall
+rp_size, pigz_size = $rp_size, $pigz_size
+peer = venv + pip + init + pigz
+layers = open(sys.argv[1]).read().split("\n")[1:]
+print(f"mock TheRock index ($scale scale): rocm[libraries,devel] {dl / mb:.0f} MB to download, "
+      f"{installed / mb:.0f} MB installed (peer venv); loopback; $cores cores; load {open('/proc/loadavg').read().split()[0]}")
+row = "{:<46} {:>9} {:>9} {:>10} {:>12}"
+print(row.format("step", "wall s", "MB/s", "peak RSS", "output MB"))
+print(row.format("(a) rockpack build, cold store", f"{rp:.2f}", f"{dl / mb / rp:.1f}", f"{$rp_rss} MiB", f"{rp_size / mb:.1f}"))
+print(row.format("(b) python3 -m venv", f"{venv:.2f}", "", f"{$venv_rss} MiB", ""))
+print(row.format("    pip install rocm[libraries,devel]", f"{pip:.2f}", "", f"{$pip_rss} MiB", ""))
+print(row.format("    rocm-sdk init", f"{init:.2f}", "", f"{$init_rss} MiB", ""))
+print(row.format("    tar | pigz -p$cores -6", f"{pigz:.2f}", "", f"{$pigz_rss} MiB", f"{pigz_size / mb:.1f}"))
+print(row.format("    peer total", f"{peer:.2f}", f"{dl / mb / peer:.1f}", f"{max($venv_rss, $pip_rss, $init_rss, $pigz_rss)} MiB", f"{pigz_size / mb:.1f}"))
+print(row.format("(c) rockpack rebuild, nothing changed", f"{$warm_wall:.2f}", "", f"{$warm_rss} MiB", ""))
+print()
+print("rockpack layers above the base:")
+for line in layers:
+    if line.strip():
+        size, what = line.split(" ", 1)
+        print(f"  {int(size) / mb:10.1f} MB  {what}")
+print("rockpack layer log: $rp_layer_log")
+print()
+print(f"speedup (cold): rockpack {peer / rp:.2f}x the peer (venv + pip + rocm-sdk init + tar|pigz)")
+print(f"size: rockpack layers {rp_size / pigz_size * 100 - 100:+.1f}% vs the peer's pigz -6 tarball")
+print(f"warm rebuild: {$warm_wall:.2f} s ({peer / max($warm_wall, 0.01):.0f}x faster than the peer)")
+print(f"peak RSS: rockpack {max($rp_rss, $warm_rss)} MiB, pip {$pip_rss} MiB")
+P
