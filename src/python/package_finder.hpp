@@ -21,6 +21,7 @@
 
 #include "net/http.hpp"
 #include "python/index_client.hpp"
+#include "python/native_sdist.hpp"
 #include "python/remote_wheel.hpp"
 #include "python/resolver.hpp"
 #include "python/wheel_filename.hpp"
@@ -39,6 +40,8 @@ struct FinderOptions {
   bool require_hashes = true;            // false: a wheel without any sha256 is accepted (tests, trusted mirrors)
   IndexClientOptions client;
   RemoteReadOptions remote;
+  // The one project whose sdists are accepted (installed natively, never built); may be null.
+  std::shared_ptr<NativeSdist> native_sdist;
 };
 
 // The file chosen for a resolved package: what the downloader fetches and checks.
@@ -53,6 +56,7 @@ struct WheelArtifact {
   std::string index;   // the redacted index URL, "find-links:<location>" or "direct"
   std::optional<uint64_t> size;
   bool yanked = false;
+  bool native_sdist = false;  // the file is an sdist of FinderOptions::native_sdist's project
 };
 
 class PackageFinder final : public ResolverProvider {
