@@ -247,7 +247,15 @@ PackageFinder::Project PackageFinder::collect(const std::string& name) {
                          tags_.tags().front().to_string() + "):" + list,
                      hint);
   }
-  if (!known) spdlog::debug("index: no source knows '{}'", name);
+  if (!known) {
+    spdlog::debug("index: no source knows '{}'", name);
+    std::vector<std::string> asked;
+    for (IndexClient* index : candidates) asked.push_back(index->display_url());
+    if (pinned.empty())
+      for (auto& fl : find_links_) asked.push_back(fl->display());
+    std::lock_guard lock(mu_);
+    unknown_[name] = std::move(asked);
+  }
   for (const auto& r : rejected) spdlog::debug("index: rejected {}", r);
   return project;
 }
@@ -416,6 +424,15 @@ std::vector<Requirement> PackageFinder::dependencies(const std::string& name, co
                      "require a version of " + normalized + " that supports Python " + python_full_version_ +
                          " (e.g. " + normalized + "<" + c.wheel.version.to_string() + "), or use another interpreter");
   return meta.requires_dist;
+}
+
+std::string PackageFinder::where_missing(const std::string& name) {
+  std::lock_guard lock(mu_);
+  auto it = unknown_.find(normalize_name(name));
+  if (it == unknown_.end() || it->second.empty()) return {};
+  std::string sources;
+  for (const auto& s : it->second) sources += (sources.empty() ? "" : ", ") + s;
+  return "no source has a project '" + it->first + "': looked on " + sources;
 }
 
 WheelArtifact PackageFinder::artifact(const std::string& name, const Candidate& candidate) {

@@ -76,6 +76,7 @@ class PackageFinder final : public ResolverProvider {
   std::vector<Version> versions(const std::string& name) override;
   Version url_version(const std::string& name, const std::string& url) override;
   std::vector<Requirement> dependencies(const std::string& name, const Candidate& candidate) override;
+  std::string where_missing(const std::string& name) override;
 
   // The wheel for a resolved package (a candidate that versions() or url_version() produced).
   // Throws rp::InputError when it has no sha256 to verify (unless require_hashes is off) or a local
@@ -107,6 +108,7 @@ class PackageFinder final : public ResolverProvider {
   std::map<std::string, std::set<std::string>> hash_pins_;        // name -> hex digests
   std::map<std::string, std::unique_ptr<Project>> projects_;
   std::map<std::string, std::unique_ptr<FileChoice>> direct_;     // by URL as given
+  std::map<std::string, std::vector<std::string>> unknown_;        // name -> the sources that do not know it
   IndexStats own_stats_;                                           // find-links and direct metadata reads
 };
 
