@@ -91,11 +91,12 @@ struct TarSpec {
   std::string data;  // file content or link target
 };
 
-std::string make_tar(const std::vector<TarSpec>& members) {
+std::string make_tar(const std::vector<TarSpec>& members, bool xz = false) {
   std::vector<char> buffer(1 << 20);
   size_t used = 0;
   archive* a = archive_write_new();
   archive_write_set_format_pax_restricted(a);
+  if (xz) REQUIRE(archive_write_add_filter_xz(a) == ARCHIVE_OK);
   archive_write_set_bytes_in_last_block(a, 1);
   REQUIRE(archive_write_open_memory(a, buffer.data(), buffer.size(), &used) == ARCHIVE_OK);
   for (const auto& m : members) {
@@ -340,6 +341,20 @@ TEST_CASE("therock/devel_expansion: hand-made tarballs") {
     CHECK(again->reads == 0);
     CHECK(warm_result.hardlinks == 2);
     CHECK(read_content(*find_entry(warm, "_rocm_sdk_devel/h")) == "header");
+  }
+
+  SUBCASE("an xz-compressed tarball is decompressed into the store once") {
+    std::string tar = make_tar({{"_rocm_sdk_devel/include/x.h", 'f', "header"}, {"_rocm_sdk_devel/y.h", 's', "include/x.h"}}, true);
+    REQUIRE(tar.substr(0, 5) == "\xFD" "7zXZ");  // really compressed
+    std::vector<InstalledWheel> wheels = {
+        hand_wheel("rocm-sdk-devel", {{"rocm_sdk_devel/__init__.py", text("")}, {"rocm_sdk_devel/_devel.tar.xz", text(tar)}})};
+    auto result = rp::therock::expand_devel(store, wheels, kSite);
+    CHECK(result.expanded);
+    CHECK(find_entry(wheels, "rocm_sdk_devel/_devel.tar.xz") == nullptr);
+    CHECK(record_of(wheels[0]).find("_devel.tar.xz") == std::string::npos);
+    CHECK(read_content(*find_entry(wheels, "_rocm_sdk_devel/include/x.h")) == "header");
+    CHECK(find_entry(wheels, "_rocm_sdk_devel/y.h")->link_target == kSite + "/_rocm_sdk_devel/include/x.h");
+    check_layer_accepts(wheels);
   }
 
   SUBCASE("members outside the devel tree are refused") {
