@@ -259,12 +259,15 @@ struct Expander {
       const Entry* existing = tree.find(e.path);
       if (existing && existing->type == EntryType::kDirectory) return;
       check_free(e.path, what + " member " + m.path);
+      added.erase(e.path);  // a directory over an earlier member of the same name: not a RECORD row
+      link_paths.erase(e.path);
       e.type = EntryType::kDirectory;
       e.mode = 0755;
       tree.put(devel, std::move(e));
       return;
     }
     check_free(e.path, what + " member " + m.path);
+    link_paths.erase(e.path);  // a later member of the same name wins, as when unpacking
     e.type = m.type;
     if (m.type == EntryType::kFile) {
       e.mode = (m.mode & 0111) ? 0755 : 0644;  // as `rocm-sdk init` writes them

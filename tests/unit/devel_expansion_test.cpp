@@ -308,14 +308,16 @@ TEST_CASE("therock/devel_expansion: hand-made tarballs") {
                                 {"_rocm_sdk_devel/lib/librocblas.so.5", 's', "../../" + libs},
                                 {"_rocm_sdk_devel/loop/a", 's', "b"},
                                 {"_rocm_sdk_devel/loop/b", 's', "a"},
-                                {"_rocm_sdk_devel/dangling", 's', "nowhere"}});
+                                {"_rocm_sdk_devel/dangling", 's', "nowhere"},
+                                {"_rocm_sdk_devel/twice", 's', "include/x.h"},
+                                {"_rocm_sdk_devel/twice", 'f', "later member wins"}});
     auto tarball = std::make_shared<CountingContent>(tar);
     std::vector<InstalledWheel> wheels = {
         hand_wheel("rocm-sdk-devel", {{"rocm_sdk_devel/__init__.py", text("")}, {"rocm_sdk_devel/_devel.tar", tarball}}),
         hand_wheel("rocm-sdk-libraries-gfx94x-dcgpu", {{libs, text("blas")}})};
     auto result = rp::therock::expand_devel(store, wheels, kSite);
     CHECK(tarball->reads == 1);
-    CHECK(result.files == 1);
+    CHECK(result.files == 2);
     CHECK(result.hardlinks == 2);
     CHECK(result.symlinks == 3);
 
@@ -330,6 +332,10 @@ TEST_CASE("therock/devel_expansion: hand-made tarballs") {
     CHECK(find_entry(wheels, "_rocm_sdk_devel/include/x.h")->link_target == kSite + "/_rocm_sdk_devel/h");
     CHECK(find_entry(wheels, "_rocm_sdk_devel/loop/a")->type == EntryType::kSymlink);
     CHECK(find_entry(wheels, "_rocm_sdk_devel/dangling")->type == EntryType::kSymlink);
+    CHECK(read_content(*find_entry(wheels, "_rocm_sdk_devel/twice")) == "later member wins");
+    std::string record = record_of(wheels[0]);
+    CHECK(record.find("\n_rocm_sdk_devel/twice,,\n") != std::string::npos);
+    CHECK(record.find("\n_rocm_sdk_devel/h,,\n_rocm_sdk_devel/include/x.h,,\n") != std::string::npos);
     check_layer_accepts(wheels);
 
     // Again, as a warm build sees it: the store record stands in for the copy and the scan.
