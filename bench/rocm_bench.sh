@@ -154,6 +154,14 @@ init_wall=$WALL init_rss=$RSS
 measure pigz sh -c "tar -C '$work/venv' -cf - . | pigz -p$cores -6 > '$work/layer.tar.gz'"
 pigz_wall=$WALL pigz_rss=$RSS
 pigz_size=$(stat -c %s "$work/layer.tar.gz")
+# For the size comparison only: the peer's venv without the installers rockpack's image does not
+# carry (pip, setuptools, wheel); same tar | pigz -6.
+site=lib/python$pyver/site-packages
+tar -C "$work/venv" --exclude="./$site/pip" --exclude="./$site/pip-*" --exclude="./$site/setuptools" \
+  --exclude="./$site/setuptools-*" --exclude="./$site/pkg_resources" --exclude="./$site/_distutils_hack" \
+  --exclude="./$site/distutils-precedence.pth" --exclude="./$site/wheel" --exclude="./$site/wheel-*" \
+  -cf - . | pigz -p"$cores" -6 >"$work/layer-noinstallers.tar.gz"
+pigz_size_noinst=$(stat -c %s "$work/layer-noinstallers.tar.gz")
 installed_bytes=$(du -sb "$work/venv" | cut -f1)  # hardlinked files once, as tar stores them
 rm -rf "$work/venv"
 
@@ -167,19 +175,19 @@ import sys
 mb = 1e6
 dl, installed = $download_bytes, $installed_bytes
 rp, venv, pip, init, pigz = $rp_wall, $venv_wall, $pip_wall, $init_wall, $pigz_wall
-rp_size, pigz_size = $rp_size, $pigz_size
+rp_size, pigz_size, pigz_noinst = $rp_size, $pigz_size, $pigz_size_noinst
 peer = venv + pip + init + pigz
 layers = open(sys.argv[1]).read().split("\n")[1:]
-print(f"mock TheRock index ($scale scale): rocm[libraries,devel] {dl / mb:.0f} MB to download, "
+print(f"mock TheRock index ($scale scale): rocm[libraries,devel] {dl / mb:.1f} MB to download, "
       f"{installed / mb:.0f} MB installed (peer venv); loopback; $cores cores; load {open('/proc/loadavg').read().split()[0]}")
 row = "{:<46} {:>9} {:>9} {:>10} {:>12}"
 print(row.format("step", "wall s", "MB/s", "peak RSS", "output MB"))
-print(row.format("(a) rockpack build, cold store", f"{rp:.2f}", f"{dl / mb / rp:.1f}", f"{$rp_rss} MiB", f"{rp_size / mb:.1f}"))
+print(row.format("(a) rockpack build, cold store", f"{rp:.2f}", f"{dl / mb / rp:.1f}", f"{$rp_rss} MiB", f"{rp_size / mb:.2f}"))
 print(row.format("(b) python3 -m venv", f"{venv:.2f}", "", f"{$venv_rss} MiB", ""))
 print(row.format("    pip install rocm[libraries,devel]", f"{pip:.2f}", "", f"{$pip_rss} MiB", ""))
 print(row.format("    rocm-sdk init", f"{init:.2f}", "", f"{$init_rss} MiB", ""))
-print(row.format("    tar | pigz -p$cores -6", f"{pigz:.2f}", "", f"{$pigz_rss} MiB", f"{pigz_size / mb:.1f}"))
-print(row.format("    peer total", f"{peer:.2f}", f"{dl / mb / peer:.1f}", f"{max($venv_rss, $pip_rss, $init_rss, $pigz_rss)} MiB", f"{pigz_size / mb:.1f}"))
+print(row.format("    tar | pigz -p$cores -6", f"{pigz:.2f}", "", f"{$pigz_rss} MiB", f"{pigz_size / mb:.2f}"))
+print(row.format("    peer total", f"{peer:.2f}", f"{dl / mb / peer:.1f}", f"{max($venv_rss, $pip_rss, $init_rss, $pigz_rss)} MiB", f"{pigz_size / mb:.2f}"))
 print(row.format("(c) rockpack rebuild, nothing changed", f"{$warm_wall:.2f}", "", f"{$warm_rss} MiB", ""))
 print()
 print("rockpack layers above the base:")
@@ -190,7 +198,9 @@ for line in layers:
 print("rockpack layer log: $rp_layer_log")
 print()
 print(f"speedup (cold): rockpack {peer / rp:.2f}x the peer (venv + pip + rocm-sdk init + tar|pigz)")
-print(f"size: rockpack layers {rp_size / pigz_size * 100 - 100:+.1f}% vs the peer's pigz -6 tarball")
+print(f"size: rockpack layers {rp_size / mb:.1f} MB, {rp_size / pigz_noinst * 100 - 100:+.1f}% vs the peer's venv "
+      f"without pip/setuptools/wheel ({pigz_noinst / mb:.1f} MB, pigz -6); {rp_size / pigz_size * 100 - 100:+.1f}% vs "
+      f"its whole venv ({pigz_size / mb:.1f} MB)")
 print(f"warm rebuild: {$warm_wall:.2f} s ({peer / max($warm_wall, 0.01):.0f}x faster than the peer)")
 print(f"peak RSS: rockpack {max($rp_rss, $warm_rss)} MiB, pip {$pip_rss} MiB")
 P

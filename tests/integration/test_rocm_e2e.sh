@@ -99,6 +99,8 @@ assert_eq "$(config_label "$IMG" org.rockpack.torch.version)" "$TORCH_V2" "label
 assert_eq "$(config_label "$IMG" org.rockpack.rocm.targets)" "gfx942" "label org.rockpack.rocm.targets"
 assert_eq "$(config_label "$IMG" org.rockpack.rocm.family)" "$FAMILY" "label org.rockpack.rocm.family"
 assert_eq "$(config_label "$IMG" org.rockpack.rocm.layout)" "per-family" "label org.rockpack.rocm.layout"
+# The index label names the URL the packages came from ({family} substituted; the spec said "as given").
+assert_eq "$(config_label "$IMG" org.rockpack.rocm.index)" "$(static_url idx)/$FAMILY/" "label org.rockpack.rocm.index"
 
 # --resolved records the rocm choice next to the python packages.
 python3 - "$WORK/resolved.json" "$V2" "$FAMILY" <<'PY' || fail "resolved.json lacks the rocm section: $(cat "$WORK/resolved.json")"

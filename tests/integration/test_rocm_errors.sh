@@ -60,7 +60,7 @@ recipe unknown-target "$GOOD" <<EOF
   targets: gfx9999
 EOF
 expect_failure unknown-target
-assert_contains "$OUT" "gfx9999" "unknown-target names the target"
+assert_contains "$OUT" "unknown GPU target 'gfx9999'" "unknown-target names the target"
 assert_contains "$OUT" "gfx942" "unknown-target lists the supported targets"
 assert_contains "$OUT" "gfx90a" "unknown-target lists the supported targets"
 
@@ -72,7 +72,8 @@ EOF
 expect_failure vanished-pin
 assert_contains "$OUT" "7.10.0a20251119" "vanished-pin names the pin"
 assert_contains "$OUT" "is not on" "vanished-pin says it is not on the index"
-assert_contains "$OUT" "$(static_url good)/" "vanished-pin names the index"
+assert_contains "$OUT" "$(static_url good)/$FAMILY/" "vanished-pin names the index"
+assert_contains "$OUT" "nearest versions" "vanished-pin offers the nearest versions"
 assert_contains "$OUT" "$V1" "vanished-pin lists the nearest versions"
 assert_contains "$OUT" "$V2" "vanished-pin lists the nearest versions"
 
@@ -82,7 +83,7 @@ recipe missing-core "$(static_url nocore)/{family}/" <<EOF
 EOF
 expect_failure missing-core
 assert_contains "$OUT" "rocm-sdk-core" "missing-core names the package"
-assert_contains "$OUT" "$(static_url nocore)/" "missing-core names the index"
+assert_contains "$OUT" "$(static_url nocore)/$FAMILY/" "missing-core names the index"
 
 # ---- torch only for another Python -------------------------------------------------------------
 recipe wrong-python "$(static_url otherpy)/{family}/" <<EOF
@@ -90,7 +91,7 @@ recipe wrong-python "$(static_url otherpy)/{family}/" <<EOF
 EOF
 expect_failure wrong-python
 assert_contains "$OUT" "torch" "wrong-python names torch"
-assert_contains "$OUT" "$OTHER_PY" "wrong-python names the Python the wheels are for"
+assert_contains "$OUT" "wheels for Python $OTHER_PY" "wrong-python names the Python the wheels are for"
 
 # ---- PYTORCH_CUDA_ALLOC_CONF with max_split_size_mb --------------------------------------------
 recipe alloc-conf "$GOOD" <<EOF
