@@ -16,6 +16,7 @@
 #include "output/output_spec.hpp"
 #include "plan/plan.hpp"
 #include "plan/python_step.hpp"
+#include "plan/rocm_step.hpp"
 #include "registry/base_image.hpp"
 #include "registry/push.hpp"
 #include "registry/reference.hpp"
@@ -88,7 +89,10 @@ void run_build(const BuildArgs& args) {
     PythonStepOptions python_options;
     python_options.store = &store;
     python_options.downloads.verify_tls = !args.insecure_downloads;
-    apply_python_step(plan, loaded.recipe, plan_python(loaded.recipe, plan, python_options));
+    if (loaded.recipe.rocm)
+      apply_rocm_step(plan, loaded.recipe, python_options);
+    else
+      apply_python_step(plan, loaded.recipe, plan_python(loaded.recipe, plan, python_options));
   }
   if (outputs.empty() && args.push.empty()) outputs.push_back(ImageLocation::parse("oci:out/" + plan.name));
   std::vector<registry::Reference> push_refs = push_references(args.push, plan.tags);

@@ -281,6 +281,7 @@ PythonStepResult plan_python(const recipe::Recipe& recipe, const BuildPlan& plan
                                 ? python::IndexStrategy::kUnsafeBestMatch
                                 : python::IndexStrategy::kFirstIndex;
   finder_options.store = &store;
+  finder_options.native_sdist = options.native_sdist;
   finder_options.client.verify_tls = options.downloads.verify_tls;
   finder_options.remote.verify_tls = options.downloads.verify_tls;
   // A wheel the recipe lists with `verify: false` is the only way to accept a file without a hash.
@@ -334,10 +335,13 @@ PythonStepResult plan_python(const recipe::Recipe& recipe, const BuildPlan& plan
       o.filename = artifacts[i].filename;
       o.requested = resolved[i].requested;
       o.wheel_digest = files[i].digest;
-      installed[i] = python::install_wheel(store.blob_path(files[i].digest), scheme, o);
+      installed[i] = artifacts[i].native_sdist
+                         ? options.native_sdist->install(store.blob_path(files[i].digest), scheme, o)
+                         : python::install_wheel(store.blob_path(files[i].digest), scheme, o);
     });
   }
   run_parallel(work, 4);
+  if (options.after_install) options.after_install(installed, scheme);
   for (const auto& w : installed)
     for (const auto& warning : w.warnings) spdlog::warn("{}: {}", w.filename, warning);
   // Two wheels writing one file is an error even when they land in different layers: the image
@@ -380,6 +384,7 @@ PythonStepResult plan_python(const recipe::Recipe& recipe, const BuildPlan& plan
                        {"index_strategy", py.index_strategy == recipe::IndexStrategy::kFirstIndex ? "first-index"
                                                                                                  : "unsafe-best-match"},
                        {"packages", packages}};
+  result.scheme = scheme;
   return result;
 }
 

@@ -6,6 +6,8 @@
 //
 //   interpreter archive (standalone) -> interpreter facts -> venv -> requirements -> resolution
 //   -> downloads (parallel, verified) -> one install plan per wheel -> layers
+#include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,6 +16,9 @@
 
 #include "fetch/downloader.hpp"
 #include "plan/plan.hpp"
+#include "python/install_scheme.hpp"
+#include "python/native_sdist.hpp"
+#include "python/wheel_installer.hpp"
 #include "recipe/model.hpp"
 #include "store/content_store.hpp"
 
@@ -22,6 +27,11 @@ namespace rp {
 struct PythonStepOptions {
   ContentStore* store = nullptr;  // required
   DownloadOptions downloads;
+  // Ecosystem hooks (TheRock, src/plan/rocm_step.cpp): the one project installed from its sdist
+  // without building it, and a last change to the installed wheels before they become layers
+  // (expanding a devel tarball). Both may be empty.
+  std::shared_ptr<python::NativeSdist> native_sdist;
+  std::function<void(std::vector<python::InstalledWheel>& wheels, const python::InstallScheme& scheme)> after_install;
 };
 
 struct PythonStepResult {
@@ -33,6 +43,7 @@ struct PythonStepResult {
   // What was resolved: interpreter facts and every package's name, version, file, URL, sha256 and
   // index. The shape a lock file records (docs/python.md, "Resolution output").
   nlohmann::json resolution;
+  python::InstallScheme scheme;  // where packages went (site-packages, scripts)
 };
 
 // Plans the python section on top of `plan` (its base and the layers of earlier steps are what the

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <set>
 
 #include "net/url.hpp"
 #include "python/core_metadata.hpp"
@@ -19,10 +20,11 @@ namespace rp::python {
 
 struct PackageFinder::FileChoice {
   DistFile file;
-  WheelFilename wheel;
+  WheelFilename wheel;  // for a native sdist: its name and version, tag py3-none-any
   size_t priority = 0;
   IndexClient* index = nullptr;  // the index it came from; null for find-links and direct files
   std::string origin;            // for artifacts and messages
+  bool sdist = false;            // an sdist of the native project
 };
 
 struct PackageFinder::Project {
@@ -147,10 +149,20 @@ PackageFinder::Project PackageFinder::collect(const std::string& name) {
 
   Project project;
   std::vector<std::string> rejected;
+  std::set<std::string> other_pythons;  // "3.11": Pythons that wheels rejected for their tags were built for
+  const bool native = options_.native_sdist && options_.native_sdist->project() == name;
   for (auto& item : listed) {
     const DistFile& f = item.file;
     auto reject = [&](const std::string& why) { rejected.push_back(f.filename + " (" + item.origin + "): " + why); };
     auto wheel = WheelFilename::try_parse(f.filename);
+    bool sdist = false;
+    if (!wheel && native) {
+      if (auto version = sdist_version(f.filename, name)) {
+        // Offered like a pure-Python wheel that ranks below any real wheel of the same version.
+        wheel = WheelFilename{name, *version, std::nullopt, {"py3"}, {"none"}, {"any"}};
+        sdist = true;
+      }
+    }
     if (!wheel) {
       reject("not a wheel (source distributions are not built)");
       continue;
@@ -159,10 +171,12 @@ PackageFinder::Project PackageFinder::collect(const std::string& name) {
       reject("belongs to project '" + wheel->normalized_name() + "'");
       continue;
     }
-    auto priority = tags_.best_priority(*wheel);
+    auto priority = sdist ? std::optional<size_t>(tags_.tags().size()) : tags_.best_priority(*wheel);
     if (!priority) {
       reject("incompatible tags " + join_tags(wheel->tags(), 6) + "; the target wants (best first) " +
              join_tags(tags_.tags(), 3));
+      for (const auto& py : wheel->python_tags)
+        if (py.size() > 3 && py.starts_with("cp3")) other_pythons.insert("3." + py.substr(3));
       continue;
     }
     if (f.requires_python && !trim(*f.requires_python).empty()) {
@@ -196,7 +210,7 @@ PackageFinder::Project PackageFinder::collect(const std::string& name) {
     if (f.yanked)
       spdlog::warn("using yanked file {} of {} (pinned with ==){}", f.filename, name,
                    f.yanked->empty() ? "" : ": " + printable(*f.yanked));
-    FileChoice choice{f, *wheel, *priority, item.index, item.origin};
+    FileChoice choice{f, *wheel, *priority, item.index, item.origin, sdist};
     auto [it, inserted] = project.best.try_emplace(wheel->version, choice);
     if (!inserted) {
       // Better tag wins; ties go to the higher build tag (as choose_wheel does).
@@ -219,14 +233,29 @@ PackageFinder::Project PackageFinder::collect(const std::string& name) {
       list += "\n  " + r;
     }
     if (rejected.empty()) list = "\n  (the project lists no files)";
+    std::string hint = pins.empty() ? "rockpack installs wheels only; use a version or an index with a compatible wheel, "
+                                      "or add one with find-links or a direct reference"
+                                    : "check the --hash pins (or the recipe's sha256:) of '" + name +
+                                          "' against the files above; rockpack installs only the pinned files";
+    std::string pythons;
+    for (const auto& py : other_pythons) pythons += (pythons.empty() ? "" : ", ") + py;
+    if (!pythons.empty())
+      hint = "'" + name + "' has wheels for Python " + pythons + " only: use an interpreter of one of those versions "
+             "(python: standalone:, or another base image), or an index that publishes wheels for Python " +
+             python_full_version_.substr(0, python_full_version_.rfind('.'));
     throw InputError("no installable wheel for '" + name + "' (Python " + python_full_version_ + ", " +
                          tags_.tags().front().to_string() + "):" + list,
-                     pins.empty() ? "rockpack installs wheels only; use a version or an index with a compatible wheel, "
-                                    "or add one with find-links or a direct reference"
-                                  : "check the --hash pins (or the recipe's sha256:) of '" + name +
-                                        "' against the files above; rockpack installs only the pinned files");
+                     hint);
   }
-  if (!known) spdlog::debug("index: no source knows '{}'", name);
+  if (!known) {
+    spdlog::debug("index: no source knows '{}'", name);
+    std::vector<std::string> asked;
+    for (IndexClient* index : candidates) asked.push_back(index->display_url());
+    if (pinned.empty())
+      for (auto& fl : find_links_) asked.push_back(fl->display());
+    std::lock_guard lock(mu_);
+    unknown_[name] = std::move(asked);
+  }
   for (const auto& r : rejected) spdlog::debug("index: rejected {}", r);
   return project;
 }
@@ -309,6 +338,14 @@ std::string PackageFinder::metadata_text(const std::string& name, const FileChoi
   }
   const std::string shown = f.filename + " (" + c.origin + ")";
   std::string text;
+  if (c.sdist) {
+    if (!f.sha256 && options_.require_hashes)
+      throw InputError(shown + " has no sha256 to verify the download against",
+                       "use an index that publishes hashes (#sha256= in its links)");
+    net::Headers headers = c.index ? c.index->auth_headers_for(f.url) : auth_headers_for(f.url);
+    // Not cached here: the metadata depends on the handler's choices (targets), not only the file.
+    return options_.native_sdist->metadata({f.filename, strip_userinfo(f.url), f.sha256.value_or(""), headers, c.origin});
+  }
   if (is_file_url(f.url)) {
     auto archive = WheelArchive::open(local_path(f.url), f.filename);
     const ZipMember* member = find_metadata_member(archive->members(), name);
@@ -389,6 +426,15 @@ std::vector<Requirement> PackageFinder::dependencies(const std::string& name, co
   return meta.requires_dist;
 }
 
+std::string PackageFinder::where_missing(const std::string& name) {
+  std::lock_guard lock(mu_);
+  auto it = unknown_.find(normalize_name(name));
+  if (it == unknown_.end() || it->second.empty()) return {};
+  std::string sources;
+  for (const auto& s : it->second) sources += (sources.empty() ? "" : ", ") + s;
+  return "no source has a project '" + it->first + "': looked on " + sources;
+}
+
 WheelArtifact PackageFinder::artifact(const std::string& name, const Candidate& candidate) {
   const std::string normalized = normalize_name(name);
   const FileChoice& c = choice(normalized, candidate);
@@ -405,6 +451,7 @@ WheelArtifact PackageFinder::artifact(const std::string& name, const Candidate& 
   a.index = c.origin;
   a.size = c.file.size;
   a.yanked = c.file.yanked.has_value();
+  a.native_sdist = c.sdist;
   a.accepted_sha256 = pins;
   std::optional<std::string> sha = c.file.sha256;
   if (is_file_url(c.file.url)) {

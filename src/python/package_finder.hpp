@@ -21,6 +21,7 @@
 
 #include "net/http.hpp"
 #include "python/index_client.hpp"
+#include "python/native_sdist.hpp"
 #include "python/remote_wheel.hpp"
 #include "python/resolver.hpp"
 #include "python/wheel_filename.hpp"
@@ -39,6 +40,8 @@ struct FinderOptions {
   bool require_hashes = true;            // false: a wheel without any sha256 is accepted (tests, trusted mirrors)
   IndexClientOptions client;
   RemoteReadOptions remote;
+  // The one project whose sdists are accepted (installed natively, never built); may be null.
+  std::shared_ptr<NativeSdist> native_sdist;
 };
 
 // The file chosen for a resolved package: what the downloader fetches and checks.
@@ -53,6 +56,7 @@ struct WheelArtifact {
   std::string index;   // the redacted index URL, "find-links:<location>" or "direct"
   std::optional<uint64_t> size;
   bool yanked = false;
+  bool native_sdist = false;  // the file is an sdist of FinderOptions::native_sdist's project
 };
 
 class PackageFinder final : public ResolverProvider {
@@ -72,6 +76,7 @@ class PackageFinder final : public ResolverProvider {
   std::vector<Version> versions(const std::string& name) override;
   Version url_version(const std::string& name, const std::string& url) override;
   std::vector<Requirement> dependencies(const std::string& name, const Candidate& candidate) override;
+  std::string where_missing(const std::string& name) override;
 
   // The wheel for a resolved package (a candidate that versions() or url_version() produced).
   // Throws rp::InputError when it has no sha256 to verify (unless require_hashes is off) or a local
@@ -103,6 +108,7 @@ class PackageFinder final : public ResolverProvider {
   std::map<std::string, std::set<std::string>> hash_pins_;        // name -> hex digests
   std::map<std::string, std::unique_ptr<Project>> projects_;
   std::map<std::string, std::unique_ptr<FileChoice>> direct_;     // by URL as given
+  std::map<std::string, std::vector<std::string>> unknown_;        // name -> the sources that do not know it
   IndexStats own_stats_;                                           // find-links and direct metadata reads
 };
 

@@ -39,6 +39,10 @@ class Resolver {
       if (messages_.size() > kShown) {
         message += "\n  (and " + std::to_string(messages_.size() - kShown) + " more conflicts)";
       }
+      if (!missing_.empty()) {
+        std::string where = provider_.where_missing(*missing_.begin());
+        if (!where.empty()) message += "\n  " + where;
+      }
       std::string hint = missing_.empty()
                              ? "relax or change the versions in the recipe so that the requirements agree"
                              : "check the name of " + *missing_.begin() +

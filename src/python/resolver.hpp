@@ -36,6 +36,9 @@ class ResolverProvider {
   // The candidate's Requires-Dist, markers unevaluated (the resolver evaluates them against the
   // target environment and the extras requested for the package).
   virtual std::vector<Requirement> dependencies(const std::string& name, const Candidate& candidate) = 0;
+  // Where the provider looked for a project that has no versions ("no project 'x' on <index>"), for
+  // the error that names it; empty when it has nothing to say.
+  virtual std::string where_missing(const std::string& name) { return {}; }
 };
 
 enum class PrereleasePolicy {

@@ -11,6 +11,7 @@
 #include "recipe/document_reader.hpp"
 #include "recipe/model.hpp"
 #include "recipe/python_section.hpp"
+#include "recipe/rocm_section.hpp"
 #include "recipe/substitute.hpp"
 #include "registry/reference.hpp"
 
@@ -21,7 +22,7 @@ namespace {
 const std::vector<std::string> kRecipeKeys = {"name",   "args",       "platform", "base",   "include",
                                               "files",  "symlinks",   "env",      "user",   "workdir",
                                               "entrypoint", "cmd",    "labels",   "annotations", "tags",
-                                              "python"};
+                                              "python",     "rocm"};
 const std::vector<std::string> kFileKeys = {"content", "src", "dest", "mode", "uid", "gid", "layer"};
 const std::vector<std::string> kSymlinkKeys = {"path", "target", "uid", "gid", "layer"};
 const std::set<std::string> kBuiltins = {"DATE", "SOURCE_DATE_EPOCH"};
@@ -82,7 +83,8 @@ Recipe Loader::run(const fs::path& file) {
   }
   if (r.name.empty() && diag_.empty())
     diag_.error({r.file.string()}, "the recipe has no 'name'", "add e.g. 'name: my-image' at the top level");
-  if (r.python && diag_.empty()) check_python_section(*r.python, diag_);
+  if (r.python && diag_.empty()) check_python_section(*r.python, diag_, r.rocm.has_value());
+  if (r.rocm && diag_.empty()) check_rocm_section(r, diag_);
   diag_.throw_if_any();
   return r;
 }
@@ -386,6 +388,7 @@ void Loader::convert(const Document& doc, Recipe& r) {
     }
   }
   if (auto n = root["python"]) merge_python_section(in, n, r.python);
+  if (auto n = root["rocm"]) merge_rocm_section(in, n, r.rocm);
 }
 
 }  // namespace

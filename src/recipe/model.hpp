@@ -98,6 +98,27 @@ struct PythonSection {
   std::vector<std::pair<std::string, std::vector<std::string>>> layers;
 };
 
+// `rocm:` — AMD's TheRock ROCm SDK from its Python index (docs/recipe.md, "rocm"). Installed through
+// the python section's machinery, so it needs a `python:` section for the interpreter and target.
+enum class RocmLayout { kAuto, kPerFamily, kMultiArch };
+
+struct RocmSection {
+  SourceLocation where;
+  std::string source = "therock";
+  // A channel name (nightly, prerelease, release) or an http(s) index URL that may contain
+  // "{family}"; empty until a document sets it (required).
+  std::string index;
+  SourceLocation index_where;
+  RocmLayout layout = RocmLayout::kAuto;  // kAuto: multi-arch for a channel, read from the sdist for a URL
+  std::vector<std::string> targets;       // GPU targets, checked against TheRock's table ("gfx942")
+  SourceLocation targets_where;
+  std::vector<std::string> components = {"libraries", "devel"};  // extras of `rocm`
+  std::string version = "latest";                                 // "latest" or an exact version
+  SourceLocation version_where;
+  bool expand_devel = true;
+  std::vector<std::pair<std::string, std::string>> env;  // runtime knobs (HSA_OVERRIDE_GFX_VERSION, ...)
+};
+
 struct Recipe {
   fs::path file;
   std::vector<fs::path> included;  // fragments, in merge order
@@ -117,6 +138,7 @@ struct Recipe {
   std::map<std::string, std::string> annotations;
   std::vector<std::string> tags;
   std::optional<PythonSection> python;
+  std::optional<RocmSection> rocm;
 };
 
 struct LoadOptions {

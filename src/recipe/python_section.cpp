@@ -414,11 +414,11 @@ void merge_python_section(const DocumentReader& in, const YAML::Node& node, std:
   SectionReader(in, *section).read(node);
 }
 
-void check_python_section(const PythonSection& section, Diagnostics& diag) {
+void check_python_section(const PythonSection& section, Diagnostics& diag, bool rocm_installs) {
   if (!section.interpreter && !section.standalone)
     diag.error(section.where, "the python section needs 'interpreter' or 'standalone'",
                "interpreter: /usr/bin/python3 for a python in the image, or standalone: {url, sha256} to add one");
-  if (section.packages.empty() && section.requirements.empty() && section.wheels.empty())
+  if (section.packages.empty() && section.requirements.empty() && section.wheels.empty() && !rocm_installs)
     diag.error(section.where, "the python section installs nothing",
                "list packages:, requirements: files or wheels:");
 }

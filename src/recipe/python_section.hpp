@@ -15,7 +15,8 @@ namespace rp::recipe {
 // interpreter or standalone, are replaced by later documents; lists are appended; `layers` merge by name.
 void merge_python_section(const DocumentReader& in, const YAML::Node& node, std::optional<PythonSection>& section);
 
-// Checks of the merged section: an interpreter is chosen and something is to be installed.
-void check_python_section(const PythonSection& section, Diagnostics& diag);
+// Checks of the merged section: an interpreter is chosen and something is to be installed (by the
+// section itself, or by a `rocm:` section when `rocm_installs` is set).
+void check_python_section(const PythonSection& section, Diagnostics& diag, bool rocm_installs = false);
 
 }  // namespace rp::recipe

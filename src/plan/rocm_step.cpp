@@ -1,0 +1,302 @@
+#include "plan/rocm_step.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <set>
+
+#include "image/rootfs_view.hpp"
+#include "net/url.hpp"
+#include "python/index_client.hpp"
+#include "python/native_sdist.hpp"
+#include "python/pep508.hpp"
+#include "python/text.hpp"
+#include "therock/channels.hpp"
+#include "therock/devel_expansion.hpp"
+#include "therock/families.hpp"
+#include "therock/rocm_env.hpp"
+#include "therock/rocm_package.hpp"
+#include "util/digest.hpp"
+#include "util/error.hpp"
+
+namespace rp {
+
+namespace {
+
+const char* kRocmLayer = "rocm";
+const char* kTorchLayer = "torch";
+const char* kEnvLayer = "rocm-env";
+
+std::string join(const std::vector<std::string>& parts, const std::string& sep) {
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : sep) + p;
+  return out;
+}
+
+struct RocmIndexes {
+  std::vector<std::string> urls;  // one per family for a "{family}" URL, else one
+  std::string layout;             // "per-family", "multi-arch", or "" (read from the sdist)
+};
+
+RocmIndexes index_urls(const recipe::RocmSection& rocm, const std::vector<std::string>& families) {
+  RocmIndexes out;
+  std::string url = rocm.index;
+  if (auto channel = therock::find_channel(rocm.index)) {
+    bool per_family = rocm.layout == recipe::RocmLayout::kPerFamily;
+    url = std::string(per_family ? channel->per_family_url : channel->multi_arch_url);
+    out.layout = per_family ? "per-family" : "multi-arch";
+  }
+  if (url.find("{family}") != std::string::npos) {
+    for (const auto& f : families) out.urls.push_back(therock::expand_family(url, f));
+  } else {
+    out.urls.push_back(url);
+  }
+  return out;
+}
+
+// The versions of `rocm` an index offers (its sdists), newest last.
+std::vector<python::Version> rocm_versions(const std::string& url, const DownloadOptions& downloads,
+                                           const recipe::RocmSection& rocm) {
+  python::IndexClientOptions client;
+  client.verify_tls = downloads.verify_tls;
+  python::IndexClient index({url, false, "", "", {}}, client);
+  auto files = index.project_files("rocm");
+  if (!files)
+    throw InputError(rocm.index_where.str() + ": the index " + index.display_url() + " has no 'rocm' project",
+                     "check the URL (and that its {family} part names a family TheRock publishes: " +
+                         join(therock::families_for(rocm.targets), ", ") + ")");
+  std::vector<python::Version> out;
+  for (const auto& f : *files)
+    if (auto v = python::sdist_version(f.filename, "rocm")) out.push_back(*v);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  if (out.empty())
+    throw InputError(rocm.index_where.str() + ": the index " + index.display_url() + " lists no rocm sdist (rocm-<version>.tar.gz)",
+                     "this does not look like a TheRock index");
+  return out;
+}
+
+// The version to install: the newest, or the pin if the index still has it.
+std::string choose_version(const recipe::RocmSection& rocm, const std::string& url, const std::vector<python::Version>& have) {
+  if (rocm.version == "latest") return have.back().to_string();
+  python::Version want = python::Version::parse(rocm.version);
+  if (std::find(have.begin(), have.end(), want) != have.end()) return want.to_string();
+  // Nightlies disappear; show the ones around the pin so the user can pick a neighbour.
+  auto upper = std::upper_bound(have.begin(), have.end(), want);
+  size_t at = static_cast<size_t>(upper - have.begin());
+  size_t from = at >= 3 ? at - 3 : 0;
+  size_t to = std::min(have.size(), at + 3);
+  std::vector<std::string> nearest;
+  for (size_t i = from; i < to; ++i) nearest.push_back(have[i].to_string());
+  throw InputError(rocm.version_where.str() + ": rocm " + rocm.version + " is not on " + net::redact_url(url) +
+                       " (nightlies are removed after a while); the nearest versions it has: " + join(nearest, ", "),
+                   "pin one of those, or use version: latest (the newest is " + have.back().to_string() + ")");
+}
+
+// "rocm[devel,libraries]==V"
+std::string rocm_requirement(const recipe::RocmSection& rocm, const std::string& version) {
+  std::vector<std::string> extras = rocm.components;
+  std::sort(extras.begin(), extras.end());
+  return "rocm" + (extras.empty() ? std::string() : "[" + join(extras, ",") + "]") + "==" + version;
+}
+
+// On the multi-arch layout torch's device code comes in `device-<gfx>` extras; a requested torch
+// without extras gets one per target, as users would write torch[device-gfx942].
+std::string with_device_extras(const std::string& text, const std::vector<std::string>& targets) {
+  python::Requirement r = python::Requirement::parse(text);
+  if (r.normalized_name() != "torch" || !r.extras.empty() || !r.url.empty()) return text;
+  for (const auto& t : targets) r.extras.push_back("device-" + t);
+  return r.to_string();
+}
+
+// The python section the rocm step resolves: the rocm indexes first, `rocm[...]` added, and the
+// ROCm and torch packages in layers of their own (after any the recipe names itself).
+recipe::Recipe with_rocm(const recipe::Recipe& recipe, const RocmIndexes& indexes, const std::string& version,
+                         bool multi_arch) {
+  recipe::Recipe out = recipe;
+  recipe::PythonSection& py = *out.python;
+  const recipe::RocmSection& rocm = *recipe.rocm;
+  std::vector<recipe::PythonIndex> ixs;
+  for (const auto& url : indexes.urls) {
+    recipe::PythonIndex ix;
+    ix.where = rocm.index_where;
+    ix.url = url;
+    ix.layer = "python";
+    ixs.push_back(std::move(ix));
+  }
+  for (auto& ix : py.indexes) {
+    if (std::none_of(ixs.begin(), ixs.end(), [&](const auto& r) { return r.url == ix.url; })) ixs.push_back(ix);
+  }
+  py.indexes = std::move(ixs);
+  if (multi_arch)
+    for (auto& [text, where] : py.packages) text = with_device_extras(text, rocm.targets);
+  py.packages.emplace_back(rocm_requirement(rocm, version), rocm.where);
+  auto has_layer = [&py](const std::string& name) {
+    return std::any_of(py.layers.begin(), py.layers.end(), [&](const auto& l) { return l.first == name; });
+  };
+  if (!has_layer(kRocmLayer)) py.layers.emplace_back(kRocmLayer, std::vector<std::string>{"rocm", "rocm-sdk-*", "rocm-profiler"});
+  if (!has_layer(kTorchLayer))
+    py.layers.emplace_back(kTorchLayer, std::vector<std::string>{"torch", "amd-torch-device-*", "pytorch-triton-rocm",
+                                                                 "torchvision", "torchaudio", "triton"});
+  return out;
+}
+
+// The image's /etc/bash.bashrc (base layers and earlier steps), empty when it has none. Cached by
+// the layers' digests: reading it means decompressing the base.
+std::string read_bashrc(const BuildPlan& plan, ContentStore& store) {
+  const std::string path = "etc/bash.bashrc";
+  Sha256 key;
+  key.update("bashrc-v1\n");
+  for (const auto& l : plan.base.layers) key.update(l.blob.digest + "\n");
+  std::string cache_key = digest_hex(key.finish_digest());
+  bool planned = false;
+  for (const auto& l : plan.layers)
+    for (const auto& e : l.entries) planned = planned || e.path == path;
+  if (!planned) {
+    if (auto cached = store.get_record("image-bashrc", cache_key); cached && cached->contains("text"))
+      return (*cached)["text"].get<std::string>();
+  }
+  RootfsView view;
+  for (const auto& l : plan.base.layers) view.add_layer(store, l.blob, [&](std::string_view p) { return p == path; });
+  for (const auto& l : plan.layers) view.add_entries(l.entries);
+  std::string text = view.read(path, 1 << 20).value_or("");
+  if (!planned) store.put_record("image-bashrc", cache_key, {{"text", text}});
+  return text;
+}
+
+Entry text_file(const std::string& path, std::string text, const std::string& origin) {
+  Entry e;
+  e.path = path;
+  e.type = EntryType::kFile;
+  e.mode = 0644;
+  e.content = std::make_shared<InlineContent>(std::move(text));
+  e.origin = origin;
+  return e;
+}
+
+void set_env(nlohmann::json& env, const std::string& key, const std::string& value) {
+  for (auto& e : env) {
+    std::string s = e.get<std::string>();
+    if (s.substr(0, s.find('=')) == key) {
+      e = key + "=" + value;
+      return;
+    }
+  }
+  env.push_back(key + "=" + value);
+}
+
+std::string package_version(const nlohmann::json& resolution, const std::string& name) {
+  if (!resolution.contains("packages")) return {};
+  for (const auto& p : resolution["packages"])
+    if (p.value("name", "") == name) return p.value("version", "");
+  return {};
+}
+
+}  // namespace
+
+void apply_rocm_step(BuildPlan& plan, const recipe::Recipe& recipe, PythonStepOptions options) {
+  const recipe::RocmSection& rocm = *recipe.rocm;
+  ContentStore& store = *options.store;
+  const std::vector<std::string> families = therock::families_for(rocm.targets);
+
+  // 1. Where, and which version.
+  RocmIndexes indexes = index_urls(rocm, families);
+  std::vector<python::Version> available = rocm_versions(indexes.urls.front(), options.downloads, rocm);
+  const std::string version = choose_version(rocm, indexes.urls.front(), available);
+  spdlog::info("rocm: {} for {} ({}) from {}", version, join(rocm.targets, ";"), join(families, ","),
+               join(indexes.urls, " "));
+
+  // 2. The python step with TheRock's hooks.
+  therock::RocmPackageOptions package_options;
+  package_options.targets = rocm.targets;
+  package_options.families_from_indexes = indexes.urls.size() > 1;
+  package_options.downloads = options.downloads;
+  auto package = std::make_shared<therock::RocmPackage>(store, package_options);
+  options.native_sdist = package;
+  therock::DevelExpansion expansion;
+  if (rocm.expand_devel) {
+    options.after_install = [&](std::vector<python::InstalledWheel>& wheels, const python::InstallScheme& scheme) {
+      expansion = therock::expand_devel(store, wheels, scheme.purelib.substr(1));
+    };
+  }
+  // The layout decides torch's extras, and needs the sdist: read it before resolving (it is small,
+  // and the resolver would download it anyway).
+  std::string layout = indexes.layout;
+  if (layout.empty()) {
+    python::IndexClientOptions client;
+    client.verify_tls = options.downloads.verify_tls;
+    python::IndexClient index({indexes.urls.front(), false, "", "", {}}, client);
+    for (const auto& f : index.project_files("rocm").value_or(std::vector<python::DistFile>{})) {
+      auto v = python::sdist_version(f.filename, "rocm");
+      if (!v || v->to_string() != version) continue;
+      (void)package->metadata({f.filename, f.url, f.sha256.value_or(""), {}, index.display_url()});
+      layout = therock::layout_of(package->sdist(version).dist_info) == therock::IndexLayout::kMultiArch ? "multi-arch"
+                                                                                                         : "per-family";
+      break;
+    }
+  }
+  recipe::Recipe combined = with_rocm(recipe, indexes, version, layout == "multi-arch");
+  PythonStepResult result = plan_python(combined, plan, options);
+  if (rocm.expand_devel && std::find(rocm.components.begin(), rocm.components.end(), "devel") != rocm.components.end() &&
+      !expansion.expanded)
+    throw Error("rocm: rocm-sdk-devel was installed but it had no devel tarball to expand",
+                "the index's rocm-sdk-devel wheel is not what TheRock publishes; set rocm: expand_devel: false to install it as it is");
+  if (expansion.expanded)
+    spdlog::info("rocm: devel tree expanded ({} files, {} hardlinks, {} symlinks, {} device links)", expansion.files,
+                 expansion.hardlinks, expansion.symlinks, expansion.device_links);
+
+  // 3. The environment: files for shells, Env for everything else.
+  const std::string site = result.scheme.purelib;
+  const bool devel = std::find(rocm.components.begin(), rocm.components.end(), "devel") != rocm.components.end();
+  therock::RocmEnvInputs env_in;
+  env_in.root = site + (devel && rocm.expand_devel ? "/_rocm_sdk_devel" : "/_rocm_sdk_core");
+  env_in.targets = rocm.targets;
+  env_in.family = families.front();
+  env_in.knobs = rocm.env;
+  const std::string origin = recipe.file.filename().string() + " rocm";
+  std::vector<Entry> env_files = {
+      text_file("etc/rocm_env.sh", therock::rocm_env_script(env_in), origin),
+      text_file("etc/profile.d/rocm-sdk.sh", therock::rocm_profile_script(), origin),
+      text_file("etc/bash.bashrc", therock::bashrc_with_rocm_env(read_bashrc(plan, store)), origin),
+  };
+  finalize_entries(env_files);
+
+  apply_python_step(plan, recipe, std::move(result));
+  plan.layers.push_back({kEnvLayer, "rockpack rocm: /etc/rocm_env.sh, /etc/profile.d/rocm-sdk.sh (" + recipe.file.filename().string() + ")",
+                         std::move(env_files)});
+
+  nlohmann::json& env = plan.config["config"]["Env"];
+  if (!env.is_array()) env = nlohmann::json::array();
+  std::vector<std::string> image_env;
+  for (const auto& e : env) image_env.push_back(e.get<std::string>());
+  std::set<std::string> recipe_env;
+  for (const auto& [k, v] : recipe.env) recipe_env.insert(k);
+  for (const auto& [k, v] : therock::rocm_image_env(env_in, image_env))
+    if (!recipe_env.count(k)) set_env(env, k, v);
+
+  // 4. Labels and the resolution record.
+  nlohmann::json& labels = plan.config["config"]["Labels"];
+  if (!labels.is_object()) labels = nlohmann::json::object();
+  auto label = [&](const std::string& key, const std::string& value) {
+    if (!recipe.labels.count(key) && !value.empty()) labels[key] = value;
+  };
+  std::vector<std::string> shown_urls;
+  for (const auto& u : indexes.urls) shown_urls.push_back(net::redact_url(u));
+  label("org.rockpack.rocm.version", version);
+  label("org.rockpack.rocm.family", join(families, ","));
+  label("org.rockpack.rocm.targets", join(rocm.targets, ";"));
+  label("org.rockpack.rocm.index", join(shown_urls, ","));
+  label("org.rockpack.rocm.layout", layout);
+  label("org.rockpack.torch.version", package_version(plan.resolution["python"], "torch"));
+  plan.resolution["rocm"] = {{"version", version},
+                             {"layout", layout},
+                             {"targets", rocm.targets},
+                             {"families", families},
+                             {"indexes", shown_urls},
+                             {"components", rocm.components},
+                             {"expand_devel", rocm.expand_devel},
+                             {"root", env_in.root}};
+}
+
+}  // namespace rp

@@ -1,0 +1,45 @@
+#pragma once
+// `rocm-sdk init` at image build time: TheRock's rocm-sdk-devel wheel ships its development tree as
+// one tarball (`rocm_sdk_devel/_devel.tar`) that the `rocm-sdk` command unpacks on first use. An
+// image should carry the tree already expanded, so this turns the tarball's members into layer
+// entries, streamed from one plain-tar copy in the store (no unpacked copy on disk). Files the
+// tarball shares with the runtime wheels are symlinks in the tar; like `rocm-sdk init` they become
+// hardlinks, so the image stores each such file once.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "python/wheel_installer.hpp"
+#include "store/content_store.hpp"
+
+namespace rp::therock {
+
+struct DevelExpansion {
+  size_t files = 0;         // regular files taken from the tarball
+  size_t hardlinks = 0;     // file symlinks turned into hardlinks (incl. .devel_links)
+  size_t symlinks = 0;      // kept as symlinks (launchers, directory links, dangling)
+  size_t device_links = 0;  // from multi-arch .devel_links/*.json
+  bool expanded = false;    // false when there was no rocm-sdk-devel wheel or no tarball in it
+};
+
+// Expands rocm-sdk-devel's `rocm_sdk_devel/_devel.tar` (or `_devel.tar.xz`) found among `wheels`
+// (all installed into the one site-packages `site_packages`, an image path without leading '/'),
+// in place, as `rocm-sdk init` does:
+//  - the tarball is removed from the devel wheel (entries, files, RECORD);
+//  - every member (all under `_rocm_sdk_devel/`, no "..", else rp::InputError) becomes an entry
+//    under the site; a symlink whose final target is a regular file becomes a hardlink, except the
+//    compiler launchers (amdclang, amdclang++, amdclang-cl, amdclang-cpp, amdflang, amdlld,
+//    amdllvm); links to directories and dangling links stay symlinks;
+//  - multi-arch `_rocm_sdk_libraries/.devel_links/<target>.json` files add hardlinks
+//    `_rocm_sdk_devel/<relpath>` -> `<target>`, recorded in the wheel that shipped the json;
+//  - a hardlink's content always sits at the smallest path of its group (the tar writer needs the
+//    target first), so a file of another wheel may become a hardlink to a `_rocm_sdk_devel/` path.
+//    All of `wheels` must therefore go into ONE layer.
+// Added paths are appended to the RECORD (as `path,,`) and `files` of the wheel they belong to.
+// The tarball is copied (or decompressed) once into the store as a plain tar; the index of its
+// members is kept as a store record keyed by the tarball's content key, so a warm build reads
+// nothing again (give the wheels a digest so that key is free: InstallOptions::wheel_digest).
+DevelExpansion expand_devel(ContentStore& store, std::vector<python::InstalledWheel>& wheels,
+                            const std::string& site_packages);
+
+}  // namespace rp::therock
