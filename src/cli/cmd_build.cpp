@@ -31,7 +31,7 @@ struct BuildArgs {
   std::vector<std::string> set;
   std::vector<std::string> outputs;
   std::string cache_dir;
-  std::string compression = "gzip";
+  std::string compression;  // empty: the recipe's `compression:`, else gzip
   unsigned threads = 0;
   bool no_cache = false;
   std::string revision;
@@ -67,7 +67,8 @@ std::vector<std::string> repo_tags_for(const ImageLocation& loc, const BuildPlan
 
 void run_build(const BuildArgs& args) {
   auto started = std::chrono::steady_clock::now();
-  Compression compression = Compression::parse(args.compression);
+  // Checked before any work; the recipe's choice replaces the default once the recipe is loaded.
+  Compression compression = Compression::parse(args.compression.empty() ? "gzip" : args.compression);
   std::vector<ImageLocation> outputs;
   for (const auto& o : args.outputs) outputs.push_back(ImageLocation::parse(o));
   for (const auto& p : args.push) (void)registry::parse_reference(p);  // bad references fail before any work
@@ -85,6 +86,7 @@ void run_build(const BuildArgs& args) {
   };
   LoadedPlan loaded = load_and_plan(args.recipe, args.set, plan_options);
   BuildPlan plan = std::move(loaded.plan);
+  if (args.compression.empty() && loaded.recipe.compression) compression = Compression::parse(*loaded.recipe.compression);
   if (loaded.recipe.python) {
     PythonStepOptions python_options;
     python_options.store = &store;
@@ -158,7 +160,7 @@ void add_build_command(CLI::App& app, GlobalOptions&) {
                   "default oci:out/<name> with every recipe tag)")
       ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--cache-dir", args->cache_dir, "The content store (default $XDG_CACHE_HOME/rockpack)");
-  cmd->add_option("--compression", args->compression, "Layer compression: gzip[:1-12] (default), zstd[:1-19], none");
+  cmd->add_option("--compression", args->compression, "Layer compression: gzip[:1-12], zstd[:1-19], none (default: the recipe's compression:, else gzip)");
   cmd->add_option("--threads", args->threads, "Compression threads (default: one per core)");
   cmd->add_flag("--no-cache", args->no_cache, "Rebuild every layer even if the store has it");
   cmd->add_option("--revision", args->revision, "org.opencontainers.image.revision (default: git HEAD of the recipe)");

@@ -94,9 +94,12 @@ std::string choose_version(const recipe::RocmSection& rocm, const std::string& u
                    "pin one of those, or use version: latest (the newest is " + have.back().to_string() + ")");
 }
 
-// "rocm[devel,libraries]==V"
-std::string rocm_requirement(const recipe::RocmSection& rocm, const std::string& version) {
+// "rocm[devel,libraries]==V"; on the multi-arch layout also one device-<gfx> extra per target, as
+// TheRock documents it (the libraries extra alone would pull the devices of one family).
+std::string rocm_requirement(const recipe::RocmSection& rocm, const std::string& version, bool multi_arch) {
   std::vector<std::string> extras = rocm.components;
+  if (multi_arch)
+    for (const auto& t : rocm.targets) extras.push_back("device-" + t);
   std::sort(extras.begin(), extras.end());
   return "rocm" + (extras.empty() ? std::string() : "[" + join(extras, ",") + "]") + "==" + version;
 }
@@ -131,7 +134,7 @@ recipe::Recipe with_rocm(const recipe::Recipe& recipe, const RocmIndexes& indexe
   py.indexes = std::move(ixs);
   if (multi_arch)
     for (auto& [text, where] : py.packages) text = with_device_extras(text, rocm.targets);
-  py.packages.emplace_back(rocm_requirement(rocm, version), rocm.where);
+  py.packages.emplace_back(rocm_requirement(rocm, version, multi_arch), rocm.where);
   auto has_layer = [&py](const std::string& name) {
     return std::any_of(py.layers.begin(), py.layers.end(), [&](const auto& l) { return l.first == name; });
   };

@@ -22,7 +22,7 @@ namespace {
 const std::vector<std::string> kRecipeKeys = {"name",   "args",       "platform", "base",   "include",
                                               "files",  "symlinks",   "env",      "user",   "workdir",
                                               "entrypoint", "cmd",    "labels",   "annotations", "tags",
-                                              "python",     "rocm"};
+                                              "python",     "rocm",       "compression"};
 const std::vector<std::string> kFileKeys = {"content", "src", "dest", "mode", "uid", "gid", "layer"};
 const std::vector<std::string> kSymlinkKeys = {"path", "target", "uid", "gid", "layer"};
 const std::set<std::string> kBuiltins = {"DATE", "SOURCE_DATE_EPOCH"};
@@ -385,6 +385,15 @@ void Loader::convert(const Document& doc, Recipe& r) {
         }
         if (std::find(r.tags.begin(), r.tags.end(), t) == r.tags.end()) r.tags.push_back(t);
       }
+    }
+  }
+  if (auto n = root["compression"]) {
+    // The same forms as --compression; the build parses it again.
+    static const std::regex kCompression("gzip(:([1-9]|1[0-2]))?|zstd(:([1-9]|1[0-9]))?|none");
+    if (auto t = in.text(n, "compression")) {
+      if (std::regex_match(*t, kCompression)) r.compression = *t;
+      else diag_.error(in.at(n), "unknown compression '" + *t + "'",
+                       "use gzip[:1-12], zstd[:1-19] or none; zstd pulls faster, gzip suits the oldest clients");
     }
   }
   if (auto n = root["python"]) merge_python_section(in, n, r.python);

@@ -137,6 +137,8 @@ struct Recipe {
   std::map<std::string, std::string> labels;
   std::map<std::string, std::string> annotations;
   std::vector<std::string> tags;
+  // Layer compression the image is meant to be pulled with ("zstd:10"); --compression overrides it.
+  std::optional<std::string> compression;
   std::optional<PythonSection> python;
   std::optional<RocmSection> rocm;
 };

@@ -1,5 +1,7 @@
 #include "store/content_store.hpp"
 
+#include <sys/stat.h>
+
 #include <chrono>
 #include <cstdlib>
 
@@ -129,14 +131,35 @@ std::string ContentStore::read_all(const std::string& digest) const {
   return out.take();
 }
 
+std::string ContentStore::blob_identity(const std::string& digest) const {
+  struct stat st;
+  if (::stat(blob_path(digest).c_str(), &st) != 0) return {};
+  return std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) + ":" +
+         std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec) + ":" +
+         std::to_string(st.st_ctim.tv_sec) + "." + std::to_string(st.st_ctim.tv_nsec);
+}
+
+bool ContentStore::identity_verified(const std::string& digest, const std::string& identity) const {
+  if (identity.empty()) return false;
+  auto record = get_record("blob-verified", digest);
+  return record && record->is_string() && record->get<std::string>() == identity;
+}
+
 void ContentStore::export_to(const std::string& digest, const fs::path& dest) const {
-  // Verify by hashing (cheaper than copying) unless this process just hashed the blob while writing
-  // it, then share the inode when the output is on the same
-  // file system. Store blobs are read-only and re-verified on every read, so a shared inode cannot
-  // silently corrupt later builds.
-  if (!written_by_us(digest)) {
+  const std::string before = blob_identity(digest);
+  const bool trusted = written_by_us(digest) || identity_verified(digest, before);
+  struct stat blob_st, dest_st;
+  bool same_file = ::stat(blob_path(digest).c_str(), &blob_st) == 0 && ::stat(dest.c_str(), &dest_st) == 0 &&
+                   blob_st.st_dev == dest_st.st_dev && blob_st.st_ino == dest_st.st_ino;
+  // Hashing is cheaper than copying; a shared inode cannot silently corrupt later builds because
+  // store blobs are read-only and verified as above before every use.
+  if (!trusted) {
     CountingSink discard;
     read(digest, discard);
+  }
+  if (same_file) {
+    if (!trusted) put_record("blob-verified", digest, blob_identity(digest));
+    return;
   }
   fs::path tmp = temp_sibling(dest);
   std::error_code ec;
@@ -144,7 +167,11 @@ void ContentStore::export_to(const std::string& digest, const fs::path& dest) co
   fs::create_hard_link(blob_path(digest), tmp, ec);
   if (!ec) {
     fs::rename(tmp, dest, ec);
-    if (!ec) return;
+    if (!ec) {
+      // The new link moved the blob's ctime; what was verified a moment ago is what it now holds.
+      put_record("blob-verified", digest, blob_identity(digest));
+      return;
+    }
     fs::remove(tmp, ec);
   }
   AtomicFile out(dest, 0444);

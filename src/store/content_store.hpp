@@ -72,7 +72,11 @@ class ContentStore {
   void read(const std::string& digest, ByteSink& sink) const;
   std::string read_all(const std::string& digest) const;
 
-  // Copies a verified blob to `dest` atomically.
+  // Puts a verified blob at `dest` atomically (a hardlink when the file system allows). A blob is
+  // verified by hashing it, unless this process wrote it, or its stat identity (inode, size, mtime,
+  // ctime) is the one recorded when it was last verified: blobs are read-only and ctime moves on
+  // any change, so an unchanged identity means unchanged bytes short of silent disk corruption.
+  // When `dest` already is the blob (same inode) and its identity is unchanged, nothing is done.
   void export_to(const std::string& digest, const fs::path& dest) const;
 
   // Small JSON records by kind and key: the layer cache and, later, resolution caches.
@@ -82,6 +86,9 @@ class ContentStore {
  private:
   void sweep_stale_temporaries() const;
   bool written_by_us(const std::string& digest) const;
+  // The blob's stat identity, and whether it is the one recorded at its last verification.
+  std::string blob_identity(const std::string& digest) const;
+  bool identity_verified(const std::string& digest, const std::string& identity) const;
   fs::path root_;
   // Blobs this process hashed on their way in: exporting them needs no second hashing pass.
   mutable std::mutex fresh_mu_;

@@ -200,3 +200,12 @@ TEST_CASE("therock/rocm_env: the script runs in sh, is idempotent and keeps exis
   CHECK(rocm_path == "/r o/it's");
   CHECK(library_path == "/r o/it's/lib:/r o/it's/lib/rocm_sysdeps/lib:/lib0");
 }
+
+TEST_CASE("recipe: compression chosen by the recipe") {
+  TempDir dir;
+  auto path = dir.write("recipe.yaml", "name: r\ncompression: zstd:10\n");
+  CHECK(load_recipe(path, {}).compression == std::string("zstd:10"));
+  CHECK_FALSE(load_recipe(dir.write("recipe.yaml", "name: r\n"), {}).compression);
+  CHECK(load_error(dir, "name: r\ncompression: zstd:30\n").find("unknown compression 'zstd:30'") != std::string::npos);
+  CHECK(load_error(dir, "name: r\ncompression: brotli\n").find("unknown compression") != std::string::npos);
+}

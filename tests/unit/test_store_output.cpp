@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <thread>
 
 #include "image/media_types.hpp"
@@ -24,6 +25,24 @@ TEST_CASE("store: put, read verified, corruption is detected and healed") {
   write_file_atomic(p, "jello");
   CHECK_THROWS_WITH_AS(store.read_all(d), doctest::Contains("corrupt"), Error);
   CHECK_FALSE(store.contains(d));
+}
+
+TEST_CASE("store: export trusts a blob whose stat identity is unchanged since it was verified, and no other") {
+  TempDir dir;
+  namespace fs = std::filesystem;
+  std::string digest = ContentStore(dir.path / "store").put("layer bytes");
+  ContentStore(dir.path / "store").export_to(digest, dir.path / "out1");  // hashed, then recorded
+  ContentStore(dir.path / "store").export_to(digest, dir.path / "out1");  // already there: nothing to do
+  ContentStore(dir.path / "store").export_to(digest, dir.path / "out2");  // identity unchanged: linked
+  CHECK(rp::read_file(dir.path / "out2") == "layer bytes");
+  // Changed in place behind the store's back: same size, but ctime moved, so it is hashed again.
+  // (After a pause: ctime has the kernel's coarse clock, a few milliseconds.)
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  fs::path blob = ContentStore(dir.path / "store").blob_path(digest);
+  fs::permissions(blob, fs::perms::owner_write, fs::perm_options::add);
+  { std::ofstream(blob, std::ios::binary | std::ios::in | std::ios::out) << "LAYER BYTES"; }
+  CHECK_THROWS_AS(ContentStore(dir.path / "store").export_to(digest, dir.path / "out3"), rp::Error);
+  CHECK_FALSE(fs::exists(dir.path / "out3"));
 }
 
 TEST_CASE("store: an expected digest that does not match stores nothing") {

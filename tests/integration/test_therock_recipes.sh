@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The shipped TheRock recipes (recipes/*.yaml on layers/therock-pytorch-ci.yaml, examples/therock/mock.yaml)
+# stay valid: `rockpack validate` accepts each one, and the arg overrides the docs show fail the way
+# docs/nightly.md says (unknown target). Validation only: nothing is downloaded.
+source "$(dirname "$0")/lib/common.sh"
+
+# Until the binary implements the rocm section there is nothing to check here.
+probe="$WORK/probe.yaml"
+printf 'name: probe\npython: {interpreter: /usr/bin/python3, packages: [x]}\nrocm: {source: therock, index: nightly, targets: gfx942}\n' >"$probe"
+probe_out=$("$ROCKPACK" validate "$probe" 2>&1 || true)
+case "$probe_out" in *"unknown key 'rocm'"*) skip "this rockpack has no rocm section yet" ;; esac
+
+validate() {
+  local out rc=0
+  out=$("$ROCKPACK" validate "$@" 2>&1) || rc=$?
+  printf '%s\n' "$out"
+  return "$rc"
+}
+
+for recipe in pytorch-therock-rocm-ci therock-gfx950 therock-gfx110x therock-gfx1151 therock-gfx120x; do
+  out=$(validate "$ROCKPACK_SOURCE_DIR/recipes/$recipe.yaml") || fail "recipes/$recipe.yaml does not validate:
+$out"
+  assert_contains "$out" "image $recipe" "validate names the image of recipes/$recipe.yaml"
+  assert_contains "$out" "tags: nightly-" "recipes/$recipe.yaml is tagged nightly-DATE"
+done
+
+# The overrides docs/nightly.md and examples/therock/README.md use.
+NIGHTLY="$ROCKPACK_SOURCE_DIR/recipes/pytorch-therock-rocm-ci.yaml"
+validate "$NIGHTLY" --set PYTORCH_ROCM_ARCH=gfx1100 --set THEROCK_VERSION=7.10.0a20251120 \
+  --set 'THEROCK_NIGHTLY_INDEX_URL=http://127.0.0.1:8000/{family}/' >/dev/null \
+  || fail "the nightly recipe with the documented overrides does not validate"
+out=$(SOURCE_DATE_EPOCH=1763596800 validate "$NIGHTLY") || fail "the nightly recipe does not validate with SOURCE_DATE_EPOCH"
+assert_contains "$out" "nightly-20251120" "the nightly tag comes from SOURCE_DATE_EPOCH"
+
+# A target TheRock does not build: exit 2, named, with the supported list.
+rc=0
+out=$(validate "$NIGHTLY" --set PYTORCH_ROCM_ARCH=gfx9999) || rc=$?
+assert_eq "$rc" 2 "exit code of an unknown target"
+assert_contains "$out" "gfx9999" "the unknown target is named"
+assert_contains "$out" "gfx942" "the supported targets are listed"
+
+# The mock recipe needs its base; with one it validates.
+rc=0
+out=$(validate "$ROCKPACK_SOURCE_DIR/examples/therock/mock.yaml") || rc=$?
+assert_eq "$rc" 2 "exit code of the mock recipe without BASE_IMAGE"
+assert_contains "$out" "BASE_IMAGE" "the missing arg is named"
+validate "$ROCKPACK_SOURCE_DIR/examples/therock/mock.yaml" --set BASE_IMAGE=oci:/nonexistent:base >/dev/null \
+  || fail "examples/therock/mock.yaml does not validate with its args set"
+
+echo "ok: therock recipes"
