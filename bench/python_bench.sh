@@ -85,14 +85,8 @@ wheel_bytes=$(cat "$wheels"/*.whl | wc -c)
 cat "$wheels"/*.whl >/dev/null  # the page cache holds the wheels for both tools
 sync
 
-# measure NAME CMD...: wall seconds and peak RSS (MiB) into WALL and RSS.
-measure() {
-  local name=$1
-  shift
-  /usr/bin/time -f "%e %M" -o "$work/$name.time" "$@" >"$work/$name.out" 2>&1 || { cat "$work/$name.out" >&2; exit 1; }
-  read -r WALL RSS <"$work/$name.time"
-  RSS=$((RSS / 1024))
-}
+# shellcheck source=lib.sh
+source "$root/bench/lib.sh"
 # The sum of the image's layers above the base (the venv skeleton and the wheels).
 layers_above_base() {
   python3 - "$1" "$work/base" <<'P'

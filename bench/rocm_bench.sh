@@ -94,18 +94,8 @@ download_bytes=$(cd "$index_dir/$family" && cat rocm-"$version".tar.gz rocm_sdk_
 cat "$index_dir/$family"/*.whl "$index_dir/$family"/*.tar.gz >/dev/null  # page cache, for both tools
 sync
 
-# measure NAME CMD...: wall seconds and peak RSS (MiB) into WALL and RSS.
-measure() {
-  local name=$1
-  shift
-  /usr/bin/time -f "%e %M" -o "$work/$name.time" "$@" >"$work/$name.out" 2>&1 || {
-    cat "$work/$name.out" >&2
-    echo "rocm_bench: $name failed" >&2
-    exit 1
-  }
-  read -r WALL RSS <"$work/$name.time"
-  RSS=$((RSS / 1024))
-}
+# shellcheck source=lib.sh
+source "$root/bench/lib.sh"
 # The sizes of the image's layers above the base: "total" and one line per layer.
 layers_above_base() {
   python3 - "$1" "$work/base" <<'P'

@@ -10,6 +10,19 @@ export XDG_CACHE_HOME="$WORK/cache"
 # Background servers a test starts (registries, indexes) are stopped before the scratch directory goes.
 _RP_PIDS=()
 track_pid() { _RP_PIDS+=("$1"); }
+# start_loopback_server NAME SCRIPT ARGS...: runs a test server (tests/tools/*_server.py) that binds
+# a free port and writes it to $WORK/NAME.port; waits until it has. Its log is $WORK/NAME.log.
+start_loopback_server() {
+  local name=$1 script=$2
+  shift 2
+  python3 "$script" "$@" --port 0 --port-file "$WORK/$name.port" >"$WORK/$name.log" 2>&1 &
+  track_pid $!
+  for _ in $(seq 1 100); do
+    [ -s "$WORK/$name.port" ] && return 0
+    sleep 0.1
+  done
+  fail "server $name ($(basename "$script")) did not start: $(cat "$WORK/$name.log")"
+}
 cleanup() {
   local p
   for p in "${_RP_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done

@@ -27,14 +27,7 @@ sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
 start_index() {
   local name=$1 dir=$2
   shift 2
-  python3 "$TOOLS/index_server.py" "$dir" --port 0 --port-file "$WORK/$name.port" "$@" \
-    >"$WORK/$name.log" 2>&1 &
-  track_pid $!
-  for _ in $(seq 1 100); do
-    [ -s "$WORK/$name.port" ] && return 0
-    sleep 0.1
-  done
-  fail "index server $name did not start: $(cat "$WORK/$name.log")"
+  start_loopback_server "$name" "$TOOLS/index_server.py" "$dir" "$@"
 }
 
 index_url() { echo "http://127.0.0.1:$(cat "$WORK/$1.port")"; }

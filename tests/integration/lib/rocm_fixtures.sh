@@ -37,15 +37,7 @@ therock_index() {
 }
 
 start_static() {
-  local name=$1 dir=$2
-  python3 "$ROCKPACK_SOURCE_DIR/tests/tools/static_server.py" "$dir" --port 0 --port-file "$WORK/$name.port" \
-    >"$WORK/$name.log" 2>&1 &
-  track_pid $!
-  for _ in $(seq 1 100); do
-    [ -s "$WORK/$name.port" ] && return 0
-    sleep 0.1
-  done
-  fail "static server $name did not start: $(cat "$WORK/$name.log")"
+  start_loopback_server "$1" "$ROCKPACK_SOURCE_DIR/tests/tools/static_server.py" "$2"
 }
 static_url() { echo "http://127.0.0.1:$(cat "$WORK/$1.port")"; }
 static_stats() { curl -fsS "$(static_url "$1")/__stats"; }
