@@ -68,6 +68,18 @@ void add_config_values(const recipe::Recipe& r, nlohmann::json& cfg) {
 
 }  // namespace
 
+void set_env_var(nlohmann::json& env, const std::string& name, const std::string& value) {
+  if (!env.is_array()) env = nlohmann::json::array();
+  for (auto& e : env) {
+    std::string s = e.get<std::string>();
+    if (s.substr(0, s.find('=')) == name) {
+      e = name + "=" + value;
+      return;
+    }
+  }
+  env.push_back(name + "=" + value);
+}
+
 BuildPlan make_plan(const recipe::Recipe& r, const PlanOptions& options) {
   BuildPlan plan;
   plan.name = r.name;

@@ -59,4 +59,8 @@ BuildPlan make_plan(const recipe::Recipe& recipe, const PlanOptions& options);
 
 std::string rfc3339(int64_t epoch_seconds);
 
+// Sets NAME=value in an image config's Env array (`env`, made an array if it is not), replacing an
+// existing NAME in place so the variable keeps its position.
+void set_env_var(nlohmann::json& env, const std::string& name, const std::string& value);
+
 }  // namespace rp

@@ -394,18 +394,8 @@ void apply_python_step(BuildPlan& plan, const recipe::Recipe& recipe, PythonStep
   for (const auto& [k, v] : recipe.env) recipe_env.insert(k);
   nlohmann::json& env = plan.config["config"]["Env"];
   if (!env.is_array()) env = nlohmann::json::array();
-  auto set_var = [&env](const std::string& key, const std::string& value) {
-    for (auto& e : env) {
-      std::string s = e.get<std::string>();
-      if (s.substr(0, s.find('=')) == key) {
-        e = key + "=" + value;
-        return;
-      }
-    }
-    env.push_back(key + "=" + value);
-  };
   for (const auto& [k, v] : result.env)
-    if (!recipe_env.count(k)) set_var(k, v);
+    if (!recipe_env.count(k)) set_env_var(env, k, v);
   if (!result.path_prefixes.empty() && !recipe_env.count("PATH")) {
     std::string path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
     for (const auto& e : env) {
@@ -414,7 +404,7 @@ void apply_python_step(BuildPlan& plan, const recipe::Recipe& recipe, PythonStep
     }
     std::string prefix;
     for (const auto& p : result.path_prefixes) prefix += p + ":";
-    set_var("PATH", prefix + path);
+    set_env_var(env, "PATH", prefix + path);
   }
   plan.resolution["python"] = std::move(result.resolution);
 }

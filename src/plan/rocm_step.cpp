@@ -55,9 +55,14 @@ RocmIndexes index_urls(const recipe::RocmSection& rocm, const std::vector<std::s
   return out;
 }
 
-// The versions of `rocm` an index offers (its sdists), newest last.
-std::vector<python::Version> rocm_versions(const std::string& url, const DownloadOptions& downloads,
-                                           const recipe::RocmSection& rocm) {
+// The `rocm` sdists an index offers, and their versions (sorted, newest last).
+struct RocmOnIndex {
+  std::string display_url;
+  std::vector<python::DistFile> sdists;
+  std::vector<python::Version> versions;
+};
+
+RocmOnIndex rocm_on_index(const std::string& url, const DownloadOptions& downloads, const recipe::RocmSection& rocm) {
   python::IndexClientOptions client;
   client.verify_tls = downloads.verify_tls;
   python::IndexClient index({url, false, "", "", {}}, client);
@@ -66,12 +71,16 @@ std::vector<python::Version> rocm_versions(const std::string& url, const Downloa
     throw InputError(rocm.index_where.str() + ": the index " + index.display_url() + " has no 'rocm' project",
                      "check the URL (and that its {family} part names a family TheRock publishes: " +
                          join(therock::families_for(rocm.targets), ", ") + ")");
-  std::vector<python::Version> out;
-  for (const auto& f : *files)
-    if (auto v = python::sdist_version(f.filename, "rocm")) out.push_back(*v);
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  if (out.empty())
+  RocmOnIndex out{index.display_url(), {}, {}};
+  for (const auto& f : *files) {
+    if (auto v = python::sdist_version(f.filename, "rocm")) {
+      out.sdists.push_back(f);
+      out.versions.push_back(*v);
+    }
+  }
+  std::sort(out.versions.begin(), out.versions.end());
+  out.versions.erase(std::unique(out.versions.begin(), out.versions.end()), out.versions.end());
+  if (out.versions.empty())
     throw InputError(rocm.index_where.str() + ": the index " + index.display_url() + " lists no rocm sdist (rocm-<version>.tar.gz)",
                      "this does not look like a TheRock index");
   return out;
@@ -178,17 +187,6 @@ Entry text_file(const std::string& path, std::string text, const std::string& or
   return e;
 }
 
-void set_env(nlohmann::json& env, const std::string& key, const std::string& value) {
-  for (auto& e : env) {
-    std::string s = e.get<std::string>();
-    if (s.substr(0, s.find('=')) == key) {
-      e = key + "=" + value;
-      return;
-    }
-  }
-  env.push_back(key + "=" + value);
-}
-
 std::string package_version(const nlohmann::json& resolution, const std::string& name) {
   if (!resolution.contains("packages")) return {};
   for (const auto& p : resolution["packages"])
@@ -205,8 +203,8 @@ void apply_rocm_step(BuildPlan& plan, const recipe::Recipe& recipe, PythonStepOp
 
   // 1. Where, and which version.
   RocmIndexes indexes = index_urls(rocm, families);
-  std::vector<python::Version> available = rocm_versions(indexes.urls.front(), options.downloads, rocm);
-  const std::string version = choose_version(rocm, indexes.urls.front(), available);
+  RocmOnIndex first = rocm_on_index(indexes.urls.front(), options.downloads, rocm);
+  const std::string version = choose_version(rocm, indexes.urls.front(), first.versions);
   spdlog::info("rocm: {} for {} ({}) from {}", version, join(rocm.targets, ";"), join(families, ","),
                join(indexes.urls, " "));
 
@@ -227,13 +225,9 @@ void apply_rocm_step(BuildPlan& plan, const recipe::Recipe& recipe, PythonStepOp
   // and the resolver would download it anyway).
   std::string layout = indexes.layout;
   if (layout.empty()) {
-    python::IndexClientOptions client;
-    client.verify_tls = options.downloads.verify_tls;
-    python::IndexClient index({indexes.urls.front(), false, "", "", {}}, client);
-    for (const auto& f : index.project_files("rocm").value_or(std::vector<python::DistFile>{})) {
-      auto v = python::sdist_version(f.filename, "rocm");
-      if (!v || v->to_string() != version) continue;
-      (void)package->metadata({f.filename, f.url, f.sha256.value_or(""), {}, index.display_url()});
+    for (const auto& f : first.sdists) {
+      if (python::sdist_version(f.filename, "rocm")->to_string() != version) continue;
+      (void)package->metadata({f.filename, f.url, f.sha256.value_or(""), {}, first.display_url});
       layout = therock::layout_of(package->sdist(version).dist_info) == therock::IndexLayout::kMultiArch ? "multi-arch"
                                                                                                          : "per-family";
       break;
@@ -276,7 +270,7 @@ void apply_rocm_step(BuildPlan& plan, const recipe::Recipe& recipe, PythonStepOp
   std::set<std::string> recipe_env;
   for (const auto& [k, v] : recipe.env) recipe_env.insert(k);
   for (const auto& [k, v] : therock::rocm_image_env(env_in, image_env))
-    if (!recipe_env.count(k)) set_env(env, k, v);
+    if (!recipe_env.count(k)) set_env_var(env, k, v);
 
   // 4. Labels and the resolution record.
   nlohmann::json& labels = plan.config["config"]["Labels"];
