@@ -1,4 +1,17 @@
-# Shared by the benchmarks (sourced): timing a command with GNU time.
+# Shared by the benchmarks (sourced): a scratch directory, and timing a command with GNU time.
+
+# bench_setup NAME: $work, a scratch directory removed at exit, and PIDS, the background servers
+# (append to it) killed at exit.
+bench_setup() {
+  work=$(mktemp -d "/tmp/rockpack-$1-XXXXXX")
+  PIDS=()
+  trap bench_cleanup EXIT
+}
+bench_cleanup() {
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+  rm -rf "$work"
+}
 
 # measure NAME CMD...: runs CMD with its output in $work/NAME.out, puts its wall seconds into WALL
 # and its peak RSS (MiB) into RSS; on failure prints the output and exits.

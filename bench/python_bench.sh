@@ -25,14 +25,9 @@ done
 python3 -m pip --version >/dev/null 2>&1 || { echo "python_bench: python3 has no pip" >&2; exit 2; }
 cores=$(nproc)
 
-work=$(mktemp -d /tmp/rockpack-pybench-XXXXXX)
-PIDS=()
-cleanup() {
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=lib.sh
+source "$root/bench/lib.sh"
+bench_setup pybench
 
 # The wheels (installed size = 2 x wheel size: the content is about 2:1 compressible) and the base.
 cache=${ROCKPACK_BENCH_CACHE:-$HOME/.cache/rockpack-bench}
@@ -85,8 +80,6 @@ wheel_bytes=$(cat "$wheels"/*.whl | wc -c)
 cat "$wheels"/*.whl >/dev/null  # the page cache holds the wheels for both tools
 sync
 
-# shellcheck source=lib.sh
-source "$root/bench/lib.sh"
 # The sum of the image's layers above the base (the venv skeleton and the wheels).
 layers_above_base() {
   python3 - "$1" "$work/base" <<'P'

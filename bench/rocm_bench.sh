@@ -40,14 +40,9 @@ family=gfx94X-dcgpu
 version=7.10.0a20251121
 pyver=$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 
-work=$(mktemp -d /tmp/rockpack-rocmbench-XXXXXX)
-PIDS=()
-cleanup() {
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=lib.sh
+source "$root/bench/lib.sh"
+bench_setup rocmbench
 
 # The index, generated once per generator revision and scale (it appears by rename when complete).
 gen=$root/tests/tools/make_therock_index.py
@@ -94,8 +89,6 @@ download_bytes=$(cd "$index_dir/$family" && cat rocm-"$version".tar.gz rocm_sdk_
 cat "$index_dir/$family"/*.whl "$index_dir/$family"/*.tar.gz >/dev/null  # page cache, for both tools
 sync
 
-# shellcheck source=lib.sh
-source "$root/bench/lib.sh"
 # The sizes of the image's layers above the base: "total" and one line per layer.
 layers_above_base() {
   python3 - "$1" "$work/base" <<'P'
