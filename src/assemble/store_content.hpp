@@ -1,5 +1,5 @@
 #pragma once
-#include "assemble/entry.hpp"
+#include "entries/entry.hpp"
 #include "store/content_store.hpp"
 
 namespace rp {

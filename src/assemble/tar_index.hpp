@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "assemble/entry.hpp"
+#include "entries/entry.hpp"
 #include "store/content_store.hpp"
 
 namespace rp {

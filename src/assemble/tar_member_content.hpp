@@ -3,7 +3,7 @@
 // a member of a downloaded archive streams into the layer with no unpacked copy of the archive.
 #include <string>
 
-#include "assemble/entry.hpp"
+#include "entries/entry.hpp"
 #include "store/content_store.hpp"
 
 namespace rp {

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "assemble/compression.hpp"
-#include "assemble/entry.hpp"
+#include "entries/entry.hpp"
 #include "util/byte_sink.hpp"
 
 namespace rp {

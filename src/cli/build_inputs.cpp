@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 #include <ctime>
+#include <iostream>
+#include <iterator>
 
 #include "util/error.hpp"
 
@@ -39,9 +41,15 @@ recipe::LoadOptions load_options(const std::vector<std::string>& set_pairs) {
 }
 
 LoadedPlan load_and_plan(const std::string& recipe_file, const std::vector<std::string>& set_pairs,
-                         PlanOptions plan_options) {
+                         PlanOptions plan_options, const std::optional<Platform>& platform) {
   recipe::LoadOptions load = load_options(set_pairs);
+  if (recipe_file == "-") {
+    std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
+    if (text.empty()) throw InputError("the recipe on stdin is empty", "pipe a recipe in: rockpack build - < recipe.yaml");
+    load.recipe_text = std::move(text);
+  }
   recipe::Recipe recipe = recipe::load_recipe(recipe_file, load);
+  if (platform) recipe.platform = *platform;
   plan_options.source_date_epoch = load.source_date_epoch.value_or(0);
   BuildPlan plan = make_plan(recipe, plan_options);
   return {std::move(recipe), std::move(plan)};

@@ -18,11 +18,13 @@ std::optional<int64_t> source_date_epoch_from_env();
 recipe::LoadOptions load_options(const std::vector<std::string>& set_pairs);
 
 // Loads the recipe and plans the build: every check `build` makes before writing anything.
+// `recipe_file` "-" reads the recipe from stdin (relative paths in it are relative to the working
+// directory); `platform`, when given, replaces the recipe's (build --platform).
 struct LoadedPlan {
   recipe::Recipe recipe;
   BuildPlan plan;
 };
 LoadedPlan load_and_plan(const std::string& recipe_file, const std::vector<std::string>& set_pairs,
-                         PlanOptions plan_options = {});
+                         PlanOptions plan_options = {}, const std::optional<Platform>& platform = {});
 
 }  // namespace rp::cli

@@ -11,9 +11,9 @@
 #include "cli/progress_display.hpp"
 #include "cli/registry_flags.hpp"
 #include "cli/vcs_info.hpp"
-#include "output/docker_archive.hpp"
-#include "output/oci_layout.hpp"
+#include "cli/image_io.hpp"
 #include "output/output_spec.hpp"
+#include "plan/login_env.hpp"
 #include "plan/plan.hpp"
 #include "plan/python_step.hpp"
 #include "plan/rocm_step.hpp"
@@ -40,6 +40,7 @@ struct BuildArgs {
   std::string resolved_file;
   bool insecure_downloads = false;
   std::vector<std::string> push;  // registry references (--push)
+  std::string platform;           // empty: the recipe's
   RegistryFlags registry;
 };
 
@@ -58,33 +59,34 @@ std::vector<registry::Reference> push_references(const std::vector<std::string>&
   return out;
 }
 
-std::vector<std::string> repo_tags_for(const ImageLocation& loc, const BuildPlan& plan) {
-  if (!loc.name.empty()) return {loc.name + ":" + loc.tag};
-  std::vector<std::string> out;
-  for (const auto& t : plan.tags) out.push_back(plan.name + ":" + t);
-  return out;
-}
-
 void run_build(const BuildArgs& args) {
   auto started = std::chrono::steady_clock::now();
   // Checked before any work; the recipe's choice replaces the default once the recipe is loaded.
   Compression compression = Compression::parse(args.compression.empty() ? "gzip" : args.compression);
   std::vector<ImageLocation> outputs;
-  for (const auto& o : args.outputs) outputs.push_back(ImageLocation::parse(o));
+  for (const auto& o : args.outputs) {
+    outputs.push_back(ImageLocation::parse(o));
+    // A docker archive's name must be a valid reference: checked before any work.
+    if (!outputs.back().name.empty()) (void)registry::parse_reference(outputs.back().name + ":" + outputs.back().tag);
+  }
+  std::optional<Platform> platform_override;
+  if (!args.platform.empty()) platform_override = Platform::parse(args.platform);
   for (const auto& p : args.push) (void)registry::parse_reference(p);  // bad references fail before any work
 
   ContentStore store(args.cache_dir.empty() ? ContentStore::default_root() : fs::path(args.cache_dir));
   registry::Session session(registry_options(args.registry));
+  // From here on: base and wheel downloads, layer compression and pushes report their progress.
+  ProgressDisplay progress(ProgressDisplay::mode_for_stderr());
 
   PlanOptions plan_options;
-  VcsInfo vcs = detect_vcs(fs::absolute(args.recipe).parent_path());
+  VcsInfo vcs = detect_vcs(args.recipe == "-" ? fs::current_path() : fs::absolute(args.recipe).parent_path());
   plan_options.revision = args.revision.empty() ? vcs.revision : args.revision;
   plan_options.source = strip_userinfo(args.source.empty() ? vcs.source : args.source);
   // A base other than scratch is pulled (or imported) into the store while planning.
   plan_options.resolve_base = [&store, &session](const std::string& base, const Platform& platform) {
     return registry::resolve_base(base, platform, store, session);
   };
-  LoadedPlan loaded = load_and_plan(args.recipe, args.set, plan_options);
+  LoadedPlan loaded = load_and_plan(args.recipe, args.set, plan_options, platform_override);
   BuildPlan plan = std::move(loaded.plan);
   if (args.compression.empty() && loaded.recipe.compression) compression = Compression::parse(*loaded.recipe.compression);
   if (loaded.recipe.python) {
@@ -96,24 +98,20 @@ void run_build(const BuildArgs& args) {
     else
       apply_python_step(plan, loaded.recipe, plan_python(loaded.recipe, plan, python_options));
   }
+  // Last: the final Env is known now; login shells get it back through /etc/profile.d.
+  add_login_env(plan);
   if (outputs.empty() && args.push.empty()) outputs.push_back(ImageLocation::parse("oci:out/" + plan.name));
   std::vector<registry::Reference> push_refs = push_references(args.push, plan.tags);
   spdlog::info("building {} ({} layer{}, {})", plan.name, plan.layers.size(), plan.layers.size() == 1 ? "" : "s",
                compression.str());
 
-  ProgressDisplay progress(!json_logs() && ::isatty(STDERR_FILENO));
   LayerOptions layer_options{compression, plan.source_date_epoch, args.threads, !args.no_cache};
   LayerBuilder builder(store, layer_options, &progress);
   AssembledImage assembled = assemble_image(plan, builder);
   SealedImage sealed = seal(assembled.image);
 
   for (const auto& out : outputs) {
-    if (out.kind == ImageLocation::Kind::kOciLayout) {
-      std::vector<std::string> tags = out.tag.empty() ? plan.tags : std::vector<std::string>{out.tag};
-      write_oci_layout(sealed, store, out.path, tags);
-    } else {
-      write_docker_archive(sealed, store, out.path, repo_tags_for(out, plan), plan.source_date_epoch);
-    }
+    write_image(sealed, store, out, {plan.name, plan.tags}, plan.source_date_epoch);
     spdlog::info("wrote {}", out.str());
   }
   std::vector<std::string> pushed;
@@ -123,7 +121,8 @@ void run_build(const BuildArgs& args) {
     pushed = r.pushed;
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  spdlog::info("image {} ({} layers) built in {:.1f}s", sealed.manifest.digest, sealed.layers.size(), secs);
+  spdlog::info("image {} ({} layer{}) built in {:.1f}s", sealed.manifest.digest, sealed.layers.size(),
+               sealed.layers.size() == 1 ? "" : "s", secs);
 
   if (!args.metadata_file.empty()) {
     nlohmann::json meta = {{"name", plan.name},
@@ -153,11 +152,13 @@ void run_build(const BuildArgs& args) {
 void add_build_command(CLI::App& app, GlobalOptions&) {
   auto args = std::make_shared<BuildArgs>();
   CLI::App* cmd = app.add_subcommand("build", "Build an image from a recipe");
-  cmd->add_option("recipe", args->recipe, "The recipe file (YAML)")->required();
+  cmd->add_option("recipe", args->recipe,
+                  "The recipe file (YAML); - reads it from stdin (relative paths are then relative to the working directory)")
+      ->required();
   cmd->add_option("--set", args->set, "Override a recipe arg: --set KEY=VALUE (repeatable)")->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("-o,--output", args->outputs,
-                  "Where to write the image: oci:DIR[:TAG] or docker-archive:FILE[:NAME:TAG] (repeatable; "
-                  "default oci:out/<name> with every recipe tag)")
+                  "Where to write the image: oci:DIR[:TAG], oci-archive:FILE[:TAG] or docker-archive:FILE[:NAME:TAG] "
+                  "(repeatable; default oci:out/<name> with every recipe tag)")
       ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--cache-dir", args->cache_dir, "The content store (default $XDG_CACHE_HOME/rockpack)");
   cmd->add_option("--compression", args->compression, "Layer compression: gzip[:1-12], zstd[:1-19], none (default: the recipe's compression:, else gzip)");
@@ -173,6 +174,8 @@ void add_build_command(CLI::App& app, GlobalOptions&) {
   cmd->add_option("--push", args->push,
                   "Push the image to a registry: [registry/]name[:tag] (repeatable; without a tag, every recipe tag)")
       ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--platform", args->platform,
+                  "Build for this platform (os/arch[/variant], e.g. linux/arm64); overrides the recipe's platform: key");
   add_registry_flags(cmd, args->registry);
   cmd->callback([args] { run_build(*args); });
 }

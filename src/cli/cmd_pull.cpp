@@ -1,11 +1,13 @@
-// rockpack pull REF oci:DIR[:TAG]: fetches an image for one platform and writes it as an OCI layout.
+// rockpack pull REF DEST: fetches an image for one platform from a registry and writes it to
+// oci:DIR[:TAG], oci-archive:FILE[:TAG] or docker-archive:FILE[:NAME:TAG].
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
 
 #include "cli/commands.hpp"
+#include "cli/progress_display.hpp"
 #include "cli/registry_flags.hpp"
-#include "output/oci_layout.hpp"
+#include "cli/image_io.hpp"
 #include "output/output_spec.hpp"
 #include "registry/pull.hpp"
 #include "registry/reference.hpp"
@@ -27,16 +29,24 @@ struct PullArgs {
 void run_pull(const PullArgs& args) {
   registry::Reference ref = registry::parse_reference(args.reference);
   ImageLocation to = ImageLocation::parse(args.destination);
-  if (to.kind != ImageLocation::Kind::kOciLayout)
-    throw InputError("rockpack pull writes OCI layouts only", "give the destination as oci:DIR[:TAG]");
+  if (!to.name.empty()) (void)registry::parse_reference(to.name + ":" + to.tag);
   Platform platform = Platform::parse(args.platform);
 
   ContentStore store(args.cache_dir.empty() ? ContentStore::default_root() : fs::path(args.cache_dir));
+  ProgressDisplay progress(ProgressDisplay::mode_for_stderr());
   registry::PullResult pulled = registry::pull_image(ref, platform, store, registry_options(args.registry));
   SealedImage image = registry::sealed_from_pull(pulled, store);
-  std::string tag = !to.tag.empty() ? to.tag : ref.has_tag() ? ref.tag : ref.has_digest() ? "" : registry::kDefaultTag;
-  write_oci_layout(image, store, to.path, tag.empty() ? std::vector<std::string>{} : std::vector<std::string>{tag});
-  spdlog::info("pulled {} ({} layers) into {}", pulled.pinned(), pulled.image.layers.size(), to.str());
+  // The tag of the reference names the image unless the destination gives one; a docker archive
+  // names it with the reference's repository, as `docker pull` + `docker save` would.
+  std::string tag = ref.has_tag() ? ref.tag : ref.has_digest() ? "" : registry::kDefaultTag;
+  std::string familiar = ref.registry != registry::kDockerHub      ? ref.name()
+                         : ref.repository.rfind("library/", 0) == 0 ? ref.repository.substr(8)
+                                                                     : ref.repository;
+  DefaultNames names{familiar,
+                     tag.empty() ? std::vector<std::string>{} : std::vector<std::string>{tag}};
+  write_image(image, store, to, names, 0);
+  size_t n = pulled.image.layers.size();
+  spdlog::info("pulled {} ({} layer{}) into {}", pulled.pinned(), n, n == 1 ? "" : "s", to.str());
   if (image.manifest.digest != pulled.manifest_digest)
     spdlog::info("the Docker schema 2 manifest became an OCI manifest: {}", image.manifest.digest);
   // The digest of what was written (the registry's, unless a Docker manifest was converted).
@@ -47,9 +57,11 @@ void run_pull(const PullArgs& args) {
 
 void add_pull_command(CLI::App& app, GlobalOptions&) {
   auto args = std::make_shared<PullArgs>();
-  CLI::App* cmd = app.add_subcommand("pull", "Pull an image from a registry into an OCI layout");
+  CLI::App* cmd = app.add_subcommand("pull", "Pull an image from a registry into an OCI layout or an archive");
   cmd->add_option("reference", args->reference, "The image: [registry/]name[:tag][@digest]")->required();
-  cmd->add_option("destination", args->destination, "Where to write it: oci:DIR[:TAG]")->required();
+  cmd->add_option("destination", args->destination,
+                  "Where to write it: oci:DIR[:TAG], oci-archive:FILE[:TAG] or docker-archive:FILE[:NAME:TAG]")
+      ->required();
   cmd->add_option("--platform", args->platform, "Which image of a multi-platform index (default linux/amd64)");
   cmd->add_option("--cache-dir", args->cache_dir, "The content store (default $XDG_CACHE_HOME/rockpack)");
   add_registry_flags(cmd, args->registry);

@@ -1,9 +1,12 @@
-// rockpack push oci:DIR[:TAG] REF...: copies an image from a local layout (or docker archive) to a registry.
+// rockpack push SRC DEST...: copies an image from a local layout or archive (oci:, oci-archive:,
+// docker-archive:) to registries, or to other local layouts and archives.
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
 
 #include "cli/commands.hpp"
+#include "cli/progress_display.hpp"
+#include "cli/image_io.hpp"
 #include "cli/registry_flags.hpp"
 #include "output/image_reader.hpp"
 #include "output/output_spec.hpp"
@@ -24,12 +27,50 @@ struct PushArgs {
   RegistryFlags registry;
 };
 
+// The names a copy of `from` gets when its destination does not give any: a docker archive's first
+// RepoTag, a layout's or oci-archive's tags.
+DefaultNames names_of(const ImageLocation& from) {
+  LocalImage local = read_local_image(from);
+  DefaultNames names;
+  if (from.kind == ImageLocation::Kind::kDockerArchive) {
+    if (!local.repo_tags.empty()) {
+      const std::string& first = local.repo_tags.front();
+      names.name = first.substr(0, first.rfind(':'));
+      names.tags.push_back(first.substr(first.rfind(':') + 1));
+    }
+  } else {
+    names.tags = local.repo_tags;
+  }
+  return names;
+}
+
 void run_push(const PushArgs& args) {
   ImageLocation from = ImageLocation::parse(args.source);
   std::vector<registry::Reference> refs;
-  for (const auto& d : args.destinations) refs.push_back(registry::parse_reference(d));
+  std::vector<ImageLocation> locals;
+  for (const auto& d : args.destinations) {
+    if (ImageLocation::is_local(d))
+      locals.push_back(ImageLocation::parse(d));
+    else
+      refs.push_back(registry::parse_reference(d));
+  }
 
   ContentStore store(args.cache_dir.empty() ? ContentStore::default_root() : fs::path(args.cache_dir));
+  ProgressDisplay progress(ProgressDisplay::mode_for_stderr());
+  if (!locals.empty()) {
+    // A local destination gets a copy: the manifest bytes stay where the source has a manifest, so
+    // the digest does too.
+    SealedImage image = seal_local_image(from, store);
+    DefaultNames names = names_of(from);
+    for (const auto& to : locals) {
+      write_image(image, store, to, names, 0);
+      spdlog::info("copied {} to {}", from.str(), to.str());
+    }
+    if (refs.empty()) {
+      std::printf("%s\n", image.manifest.digest.c_str());
+      return;
+    }
+  }
   registry::RegistryOptions options = registry_options(args.registry);
   if (args.chunk_size_mib) {
     options.chunk_size = args.chunk_size_mib << 20;
@@ -47,9 +88,9 @@ void run_push(const PushArgs& args) {
       result = registry::push_image(image, store, refs, session, from.path);
     }
   } else {
-    // A docker archive has no manifest of its own: its layers enter the store and get an OCI manifest.
-    Image img = import_local_image(from, store);
-    result = registry::push_image(seal(img), store, refs, session);
+    // An archive's layers enter the store first. An oci-archive keeps its manifest (and digest);
+    // a docker archive has none of its own and gets an OCI manifest.
+    result = registry::push_image(seal_local_image(from, store), store, refs, session);
   }
   spdlog::info("pushed {} blob{} ({:.1f} MiB), {} already there, {} mounted", result.stats.blobs_uploaded,
                result.stats.blobs_uploaded == 1 ? "" : "s", static_cast<double>(result.stats.bytes_uploaded) / (1 << 20),
@@ -62,10 +103,12 @@ void run_push(const PushArgs& args) {
 
 void add_push_command(CLI::App& app, GlobalOptions&) {
   auto args = std::make_shared<PushArgs>();
-  CLI::App* cmd = app.add_subcommand("push", "Push an image from an OCI layout or docker archive to a registry");
-  cmd->add_option("source", args->source, "The image: oci:DIR[:TAG] or docker-archive:FILE")->required();
+  CLI::App* cmd = app.add_subcommand("push", "Push an image from an OCI layout or archive to a registry (or copy it)");
+  cmd->add_option("source", args->source, "The image: oci:DIR[:TAG], oci-archive:FILE[:TAG] or docker-archive:FILE")
+      ->required();
   cmd->add_option("reference", args->destinations,
-                  "Where to: [registry/]name[:tag] (several may be given; without a tag, :latest)")
+                  "Where to: [registry/]name[:tag] (without a tag, :latest), or oci:, oci-archive:, docker-archive: "
+                  "to copy (several may be given)")
       ->required();
   cmd->add_option("--cache-dir", args->cache_dir, "The content store (default $XDG_CACHE_HOME/rockpack)");
   cmd->add_option("--chunk-size", args->chunk_size_mib,

@@ -18,5 +18,7 @@ void add_inspect_command(CLI::App& app, GlobalOptions& global);
 void add_push_command(CLI::App& app, GlobalOptions& global);
 void add_pull_command(CLI::App& app, GlobalOptions& global);
 void add_login_command(CLI::App& app, GlobalOptions& global);
+void add_logout_command(CLI::App& app, GlobalOptions& global);
+void add_gc_command(CLI::App& app, GlobalOptions& global);
 
 }  // namespace rp::cli

@@ -4,12 +4,45 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <spdlog/sinks/base_sink.h>
+
+#include <functional>
 #include <iostream>
+#include <mutex>
 
 namespace rp::cli {
 
 namespace {
 bool g_json = false;
+
+std::mutex g_hooks_mu;
+std::function<void()> g_before_log, g_after_log;
+
+// The stderr sink, with hooks around every line so a live progress block can step aside.
+class HookedSink final : public spdlog::sinks::base_sink<std::mutex> {
+ public:
+  HookedSink() : inner_(std::make_shared<spdlog::sinks::stderr_color_sink_st>()) {}
+
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    std::function<void()> before, after;
+    {
+      std::lock_guard lock(g_hooks_mu);
+      before = g_before_log;
+      after = g_after_log;
+    }
+    if (before) before();
+    inner_->log(msg);
+    inner_->flush();
+    if (after) after();
+  }
+  void flush_() override { inner_->flush(); }
+  void set_pattern_(const std::string& pattern) override { inner_->set_pattern(pattern); }
+  void set_formatter_(std::unique_ptr<spdlog::formatter> f) override { inner_->set_formatter(std::move(f)); }
+
+ private:
+  std::shared_ptr<spdlog::sinks::stderr_color_sink_st> inner_;
+};
 
 // A formatter that writes {"time","level","msg"} objects, escaping the message properly.
 class JsonFormatter final : public spdlog::formatter {
@@ -30,8 +63,14 @@ class JsonFormatter final : public spdlog::formatter {
 
 bool json_logs() { return g_json; }
 
+void set_log_hooks(std::function<void()> before, std::function<void()> after) {
+  std::lock_guard lock(g_hooks_mu);
+  g_before_log = std::move(before);
+  g_after_log = std::move(after);
+}
+
 void setup_logging(const GlobalOptions& global) {
-  auto logger = spdlog::stderr_color_mt("rockpack");
+  auto logger = std::make_shared<spdlog::logger>("rockpack", std::make_shared<HookedSink>());
   g_json = global.log_format == "json";
   if (g_json) {
     logger->set_formatter(std::make_unique<JsonFormatter>());
@@ -51,6 +90,21 @@ void report_error(const std::string& message, const std::string& hint) {
   }
   std::cerr << "error: " << message << "\n";
   if (!hint.empty()) std::cerr << "hint: " << hint << "\n";
+}
+
+void report_errors(const std::vector<ErrorItem>& items, const std::string& text_message, const std::string& text_hint) {
+  if (!g_json) {
+    report_error(text_message, text_hint);
+    return;
+  }
+  for (const auto& item : items) {
+    nlohmann::json j = {{"level", "error"}, {"msg", item.message}};
+    if (!item.file.empty()) j["file"] = item.file;
+    if (item.line) j["line"] = item.line;
+    if (item.column) j["column"] = item.column;
+    if (!item.hint.empty()) j["hint"] = item.hint;
+    std::cerr << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  }
 }
 
 }  // namespace rp::cli

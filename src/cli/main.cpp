@@ -2,13 +2,16 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cli/cli_reference.hpp"
 #include "cli/commands.hpp"
 #include "cli/logging.hpp"
+#include "cli/version_info.hpp"
+#include "recipe/diagnostics.hpp"
 #include "util/error.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"rockpack: build reproducible OCI images for ROCm toolchains from YAML recipes, without a daemon"};
-  app.set_version_flag("--version", std::string("rockpack ") + ROCKPACK_VERSION);
+  app.set_version_flag("--version", [] { return rp::cli::version_text(); }, "Print the version, commit, build type and compiled-in libraries");
   app.require_subcommand(1);
   app.fallthrough();
 
@@ -25,12 +28,21 @@ int main(int argc, char** argv) {
   rp::cli::add_push_command(app, global);
   rp::cli::add_pull_command(app, global);
   rp::cli::add_login_command(app, global);
+  rp::cli::add_logout_command(app, global);
+  rp::cli::add_gc_command(app, global);
+  rp::cli::add_reference_commands(app, rp::cli::version_line());
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
     return code == 0 ? 0 : static_cast<int>(rp::ExitCode::kInvalidInput);
+  } catch (const rp::recipe::RecipeError& e) {
+    std::vector<rp::cli::ErrorItem> items;
+    for (const auto& d : e.diagnostics())
+      items.push_back({d.message, d.hint, d.where.file, d.where.line, d.where.column});
+    rp::cli::report_errors(items, e.what(), e.hint());
+    return static_cast<int>(e.code());
   } catch (const rp::Error& e) {
     rp::cli::report_error(e.what(), e.hint());
     return static_cast<int>(e.code());

@@ -8,6 +8,7 @@
 #include "registry/retry.hpp"
 #include "util/error.hpp"
 #include "util/parallel.hpp"
+#include "util/transfer_progress.hpp"
 
 namespace rp {
 
@@ -33,16 +34,20 @@ DownloadResult copy_local(ContentStore& store, const DownloadJob& job) {
 std::optional<long> try_fetch(ContentStore& store, const DownloadJob& job, const DownloadOptions& options,
                               DownloadResult& out) {
   auto writer = store.begin_blob();
+  Transfer transfer(TransferKind::kDownload, job.what);
   net::HttpRequest req;
   req.url = job.url;
   req.headers = job.headers;
   req.sink = writer.get();
   req.verify_tls = options.verify_tls;
+  req.on_progress = [&transfer](uint64_t down, uint64_t total, uint64_t, uint64_t) { transfer.update(down, total); };
   net::HttpResponse resp = net::perform(req);
   if (!resp.ok()) return resp.status;
   out.size = writer->size();
   out.digest = writer->commit(expected_digest(job));
   out.downloaded = true;
+  transfer.update(out.size);
+  transfer.finish();
   return std::nullopt;
 }
 

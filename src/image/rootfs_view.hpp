@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "assemble/entry.hpp"
+#include "entries/entry.hpp"
 #include "image/descriptor.hpp"
 #include "store/content_store.hpp"
 

@@ -142,6 +142,17 @@ size_t on_read(char* buffer, size_t size, size_t n, void* user) {
 }
 
 // Rewinds the body when curl has to send it again (e.g. after an auth negotiation on the same handle).
+int on_transfer_info(void* user, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow) {
+  const auto& callback = *static_cast<const decltype(HttpRequest::on_progress)*>(user);
+  auto u = [](curl_off_t v) { return v > 0 ? static_cast<uint64_t>(v) : 0; };
+  try {
+    callback(u(dlnow), u(dltotal), u(ulnow), u(ultotal));
+  } catch (...) {
+    return 1;  // aborts the transfer; a progress display must never crash the program
+  }
+  return 0;
+}
+
 int on_seek(void* user, curl_off_t off, int origin) {
   auto* ex = static_cast<Exchange*>(user);
   if (origin != SEEK_SET) return CURL_SEEKFUNC_CANTSEEK;
@@ -236,6 +247,11 @@ HttpResponse perform_once(const HttpRequest& req) {
   // No "Expect: 100-continue" round trip before every upload.
   headers = curl_slist_append(headers, "Expect:");
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  if (req.on_progress) {
+    curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_transfer_info);
+    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &req.on_progress);
+  }
 
   if (spdlog::should_log(spdlog::level::debug)) {
     spdlog::debug("http: {} {}", req.method, net::redact_url(req.url));
@@ -253,7 +269,7 @@ HttpResponse perform_once(const HttpRequest& req) {
                     std::to_string(req.max_body >> 20) + " MiB; refusing to read it");
   if (rc != CURLE_OK) {
     throw TransportError(std::string(curl_easy_strerror(rc)) + " (" + req.method + " " + net::redact_url(req.url) + ")",
-                         is_tls_error(rc));
+                         is_tls_error(rc), {}, rc == CURLE_COULDNT_RESOLVE_HOST);
   }
   spdlog::debug("http: -> {}", resp.status);
   return resp;

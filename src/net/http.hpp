@@ -38,6 +38,9 @@ struct HttpRequest {
   // Called with the status of a 2xx response before its first body byte reaches `sink`
   // (a resumed download learns whether the server honoured its Range).
   std::function<void(long status)> before_sink;
+  // Called while bytes move (a few times a second at most): body bytes received and expected
+  // (Content-Length; 0 when unknown), request body bytes sent and to send.
+  std::function<void(uint64_t down, uint64_t down_total, uint64_t up, uint64_t up_total)> on_progress;
   bool verify_tls = true;
   size_t max_body = 8u << 20;           // bodies kept in memory larger than this are an error
   long timeout_ms = 0;                  // for the whole exchange; 0 = none (stalls are caught anyway)
@@ -57,12 +60,15 @@ struct HttpResponse {
 // The connection failed (refused, reset, timed out, TLS): no HTTP status to look at. Retryable.
 class TransportError : public rp::Error {
  public:
-  TransportError(std::string message, bool tls, std::string hint = {})
-      : rp::Error(std::move(message), std::move(hint)), tls_(tls) {}
+  TransportError(std::string message, bool tls, std::string hint = {}, bool name_unresolved = false)
+      : rp::Error(std::move(message), std::move(hint)), tls_(tls), name_unresolved_(name_unresolved) {}
   bool tls_failure() const { return tls_; }
+  // The host name did not resolve (DNS): no scheme or port would help.
+  bool name_unresolved() const { return name_unresolved_; }
 
  private:
   bool tls_;
+  bool name_unresolved_;
 };
 
 // Performs the request, following up to 10 redirects. Throws TransportError when no response came.

@@ -11,8 +11,17 @@
 
 namespace rp {
 
-// `repo_tags` are "name:tag" strings; may be empty (the image loads untagged).
+// One name the archive gives the image. manifest.json lists `repo_tag` as written ("app:v1", what
+// docker load shows); index.json names the image by `full_name`, the normalized reference
+// ("docker.io/library/app:v1"), which containerd and podman import it as, exactly as `docker save`
+// writes it. Every tag gets its own index.json entry, or readers of index.json load one tag only.
+struct ArchiveTag {
+  std::string repo_tag;
+  std::string full_name;
+};
+
+// `tags` may be empty (the image loads untagged).
 void write_docker_archive(const SealedImage& image, const ContentStore& store, const fs::path& file,
-                          const std::vector<std::string>& repo_tags, int64_t mtime);
+                          const std::vector<ArchiveTag>& tags, int64_t mtime);
 
 }  // namespace rp

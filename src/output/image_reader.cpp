@@ -26,20 +26,22 @@ nlohmann::json parse_json(const std::string& text, const std::string& what) {
   }
 }
 
-std::string read_small_blob(const fs::path& dir, const std::string& digest, const std::string& what) {
-  fs::path p = dir / "blobs" / "sha256" / digest_hex(digest);
-  std::error_code ec;
-  auto size = fs::file_size(p, ec);
-  if (ec) throw Error(what + " " + digest + " is missing from " + dir.string());
-  if (size > kMaxJsonSize) throw Error(what + " " + digest + " in " + dir.string() + " is implausibly large");
-  std::string bytes = read_file(p);
-  if (sha256_digest(bytes) != digest) throw Error(what + " " + digest + " in " + dir.string() + " is corrupt");
-  return bytes;
+// Manifests, configs and indexes are JSON objects; anything else is a damaged or hostile archive.
+nlohmann::json parse_object(const std::string& text, const std::string& what) {
+  nlohmann::json j = parse_json(text, what);
+  if (!j.is_object()) throw Error(what + " is not a JSON object");
+  return j;
+}
+
+// The config's rootfs.diff_ids, or an empty list when it has none (or something else in its place).
+nlohmann::json diff_ids_of(const nlohmann::json& config) {
+  if (!config.is_object() || !config.contains("rootfs") || !config["rootfs"].is_object()) return nlohmann::json::array();
+  auto ids = config["rootfs"].value("diff_ids", nlohmann::json::array());
+  return ids.is_array() ? ids : nlohmann::json::array();
 }
 
 void fill_layers(LocalImage& img) {
-  const auto& diff_ids = img.config.contains("rootfs") ? img.config["rootfs"].value("diff_ids", nlohmann::json::array())
-                                                       : nlohmann::json::array();
+  const auto diff_ids = diff_ids_of(img.config);
   for (size_t i = 0; i < img.layers.size() && i < diff_ids.size(); ++i)
     if (diff_ids[i].is_string()) img.layers[i].diff_id = diff_ids[i];
 }
@@ -83,37 +85,115 @@ std::string read_entry_data(archive* a, archive_entry* e, const std::string& nam
 
 }  // namespace
 
-LocalImage read_oci_layout(const fs::path& dir, const std::string& tag) {
+namespace {
+
+// The files of an OCI layout, wherever they are: a directory, or the members of a tar.
+class LayoutFiles {
+ public:
+  virtual ~LayoutFiles() = default;
+  virtual bool has(const std::string& rel) const = 0;
+  // A small file (index.json, a manifest, a config); throws when missing or implausibly large.
+  virtual std::string read_small(const std::string& rel, const std::string& what) const = 0;
+};
+
+class DirectoryFiles final : public LayoutFiles {
+ public:
+  explicit DirectoryFiles(fs::path dir) : dir_(std::move(dir)) {}
+  bool has(const std::string& rel) const override {
+    std::error_code ec;
+    return fs::exists(dir_ / rel, ec);
+  }
+  std::string read_small(const std::string& rel, const std::string& what) const override {
+    std::error_code ec;
+    auto size = fs::file_size(dir_ / rel, ec);
+    if (ec) throw Error(what + " is missing from " + dir_.string());
+    if (size > kMaxJsonSize) throw Error(what + " in " + dir_.string() + " is implausibly large");
+    return read_file(dir_ / rel);
+  }
+
+ private:
+  fs::path dir_;
+};
+
+// The small members of a tar, read in one pass (layers are only sized; they stay in the tar).
+class TarFiles final : public LayoutFiles {
+ public:
+  explicit TarFiles(const fs::path& file) : file_(file) {
+    scan_tar(file, [&](archive* a, archive_entry* e, const std::string& name) {
+      if (archive_entry_filetype(e) != AE_IFREG) return;
+      sizes_[name] = static_cast<uint64_t>(std::max<la_int64_t>(archive_entry_size(e), 0));
+      if (archive_entry_size(e) <= static_cast<int64_t>(kMaxJsonSize)) small_[name] = read_entry_data(a, e, name);
+    });
+  }
+  bool has(const std::string& rel) const override { return sizes_.count(rel) > 0; }
+  std::string read_small(const std::string& rel, const std::string& what) const override {
+    auto it = small_.find(rel);
+    if (it != small_.end()) return it->second;
+    if (sizes_.count(rel)) throw Error(what + " in " + file_.string() + " is implausibly large");
+    throw Error(what + " is missing from " + file_.string());
+  }
+  const std::map<std::string, uint64_t>& sizes() const { return sizes_; }
+
+ private:
+  fs::path file_;
+  std::map<std::string, uint64_t> sizes_;
+  std::map<std::string, std::string> small_;
+};
+
+std::string read_blob(const LayoutFiles& files, const std::string& where, const std::string& digest,
+                      const std::string& what) {
+  std::string bytes = files.read_small("blobs/sha256/" + digest_hex(digest), what + " " + digest);
+  if (sha256_digest(bytes) != digest) throw Error(what + " " + digest + " in " + where + " is corrupt");
+  return bytes;
+}
+
+std::string ref_name(const Descriptor& d) {
+  auto it = d.annotations.find("org.opencontainers.image.ref.name");
+  return it == d.annotations.end() ? "" : it->second;
+}
+
+// The image tagged `tag` (or the only one; several tags of one digest count as one image).
+LocalImage read_layout(const LayoutFiles& files, const std::string& where, const std::string& source,
+                       const std::string& tag) {
   LocalImage img;
-  img.source = "oci:" + dir.string() + (tag.empty() ? "" : ":" + tag);
-  if (!fs::exists(dir / "oci-layout"))
-    throw Error(dir.string() + " is not an OCI image layout (no oci-layout file)");
-  auto index = parse_json(read_file(dir / "index.json"), dir.string() + "/index.json");
+  img.source = source;
+  if (!files.has("oci-layout")) throw Error(where + " is not an OCI image layout (no oci-layout file)");
+  auto index = parse_object(files.read_small("index.json", "index.json"), where + "/index.json");
   std::vector<Descriptor> candidates;
   std::vector<std::string> tags_seen;
   for (const auto& m : index.value("manifests", nlohmann::json::array())) {
-    Descriptor d = Descriptor::from_json(m, dir.string() + "/index.json");
-    std::string ref = d.annotations.count("org.opencontainers.image.ref.name")
-                          ? d.annotations["org.opencontainers.image.ref.name"]
-                          : "";
+    Descriptor d = Descriptor::from_json(m, where + "/index.json");
+    std::string ref = ref_name(d);
     if (!ref.empty()) tags_seen.push_back(ref);
     if (tag.empty() || ref == tag) candidates.push_back(d);
   }
-  if (candidates.empty() || (tag.empty() && candidates.size() > 1)) {
+  bool one_digest = !candidates.empty() && std::all_of(candidates.begin(), candidates.end(), [&](const Descriptor& d) {
+    return d.digest == candidates.front().digest;
+  });
+  if (!one_digest) {
     std::string list;
     for (const auto& t : tags_seen) list += (list.empty() ? "" : ", ") + t;
-    throw InputError(tag.empty() ? dir.string() + " holds several images: name one with oci:DIR:TAG"
-                                 : "no image tagged '" + tag + "' in " + dir.string(),
+    bool several = !candidates.empty();
+    throw InputError(several          ? where + " holds several images: name one with " +
+                                   (source.rfind("oci-archive:", 0) == 0 ? "oci-archive:FILE:TAG" : "oci:DIR:TAG")
+                     : tag.empty() ? where + " holds no image"
+                                   : "no image tagged '" + tag + "' in " + where,
                      list.empty() ? "" : "tags in this layout: " + list);
   }
   Descriptor desc = candidates.front();
+  for (const auto& c : candidates)
+    if (!ref_name(c).empty()) img.repo_tags.push_back(ref_name(c));
   if (desc.media_type == media::kOciIndex || desc.media_type == media::kDockerManifestList)
     throw Error(img.source + " is a multi-platform index; rockpack reads single-platform images here");
+  desc.annotations.clear();
   img.manifest = desc;
-  img.manifest_json = parse_json(read_small_blob(dir, desc.digest, "manifest"), "manifest " + desc.digest);
+  img.manifest_bytes = read_blob(files, where, desc.digest, "manifest");
+  img.manifest_json = parse_object(img.manifest_bytes, "manifest " + desc.digest);
   Descriptor config = Descriptor::from_json(img.manifest_json.value("config", nlohmann::json()), "manifest config");
   img.config_digest = config.digest;
-  img.config = parse_json(read_small_blob(dir, config.digest, "config"), "config " + config.digest);
+  img.config_media_type = config.media_type;
+  img.config_bytes = read_blob(files, where, config.digest, "config");
+  img.config = parse_object(img.config_bytes, "config " + config.digest);
   for (const auto& l : img.manifest_json.value("layers", nlohmann::json::array())) {
     Descriptor d = Descriptor::from_json(l, "manifest layer");
     img.layers.push_back({d.media_type, d.digest, "blobs/sha256/" + digest_hex(d.digest),
@@ -121,6 +201,17 @@ LocalImage read_oci_layout(const fs::path& dir, const std::string& tag) {
   }
   fill_layers(img);
   return img;
+}
+
+}  // namespace
+
+LocalImage read_oci_layout(const fs::path& dir, const std::string& tag) {
+  return read_layout(DirectoryFiles(dir), dir.string(), "oci:" + dir.string() + (tag.empty() ? "" : ":" + tag), tag);
+}
+
+LocalImage read_oci_archive(const fs::path& file, const std::string& tag) {
+  return read_layout(TarFiles(file), file.string(),
+                     "oci-archive:" + file.string() + (tag.empty() ? "" : ":" + tag), tag);
 }
 
 LocalImage read_docker_archive(const fs::path& file) {
@@ -141,9 +232,9 @@ LocalImage read_docker_archive(const fs::path& file) {
   if (!manifest.is_array() || manifest.empty() || !manifest[0].is_object())
     throw Error(file.string() + ":manifest.json does not describe an image");
   const auto& m = manifest[0];
-  std::string config_path = m.value("Config", "");
+  std::string config_path = m.contains("Config") && m["Config"].is_string() ? m["Config"].get<std::string>() : "";
   if (!small_json.count(config_path)) throw Error(file.string() + ": config " + config_path + " is missing");
-  img.config = parse_json(small_json[config_path], file.string() + ":" + config_path);
+  img.config = parse_object(small_json[config_path], file.string() + ":" + config_path);
   img.config_digest = sha256_digest(small_json[config_path]);
   for (const auto& t : m.value("RepoTags", nlohmann::json::array()))
     if (t.is_string()) img.repo_tags.push_back(t);
@@ -160,8 +251,12 @@ LocalImage read_docker_archive(const fs::path& file) {
 }
 
 LocalImage read_local_image(const ImageLocation& where) {
-  if (where.kind == ImageLocation::Kind::kOciLayout) return read_oci_layout(where.path, where.tag);
-  return read_docker_archive(where.path);
+  switch (where.kind) {
+    case ImageLocation::Kind::kOciLayout: return read_oci_layout(where.path, where.tag);
+    case ImageLocation::Kind::kOciArchive: return read_oci_archive(where.path, where.tag);
+    case ImageLocation::Kind::kDockerArchive: return read_docker_archive(where.path);
+  }
+  throw Error("unknown image location " + where.str());
 }
 
 namespace {
@@ -178,13 +273,17 @@ const char* layer_media_type(const fs::path& blob) {
   return media::kOciLayerTar;
 }
 
+std::string normalized_layer_type(const std::string& type) {
+  return type == media::kDockerLayerGzip ? media::kOciLayerGzip : type;
+}
+
 }  // namespace
 
 Image import_local_image(const ImageLocation& where, ContentStore& store, std::string* manifest_digest) {
   LocalImage local = read_local_image(where);
   Image img;
   img.config = local.config;
-  if (local.layers.size() != local.config["rootfs"].value("diff_ids", nlohmann::json::array()).size())
+  if (local.layers.size() != diff_ids_of(local.config).size())
     throw Error(local.source + ": the layer count does not match the config's diff_ids");
   if (where.kind == ImageLocation::Kind::kOciLayout) {
     for (const auto& l : local.layers) {
@@ -193,18 +292,22 @@ Image import_local_image(const ImageLocation& where, ContentStore& store, std::s
         stream_file(fs::path(where.path) / l.path, *w);
         w->commit(l.digest);  // verifies
       }
-      img.layers.push_back({{l.media_type == media::kDockerLayerGzip ? media::kOciLayerGzip : l.media_type,
+      img.layers.push_back({{normalized_layer_type(l.media_type),
                              l.digest, static_cast<int64_t>(l.size), {}, std::nullopt},
                             l.diff_id, 0});
     }
     if (manifest_digest && local.manifest) *manifest_digest = local.manifest->digest;
     return img;
   }
-  // docker-archive: stream each layer member into the store in one pass over the tar.
+  // docker-archive and oci-archive: stream each layer member into the store in one pass over the tar.
   std::map<std::string, std::string> digest_of_path;
   scan_tar(where.path, [&](archive* a, archive_entry*, const std::string& name) {
     for (const auto& l : local.layers) {
       if (l.path != name || digest_of_path.count(name)) continue;
+      if (!l.digest.empty() && store.contains(l.digest)) {
+        digest_of_path[name] = l.digest;
+        continue;
+      }
       auto w = store.begin_blob();
       std::string buf(1 << 20, '\0');
       la_ssize_t n;
@@ -214,13 +317,40 @@ Image import_local_image(const ImageLocation& where, ContentStore& store, std::s
     }
   });
   for (const auto& l : local.layers) {
+    if (!digest_of_path.count(l.path)) throw Error(local.source + ": layer " + l.path + " is missing from the archive");
     std::string digest = digest_of_path.at(l.path);
-    img.layers.push_back({{layer_media_type(store.blob_path(digest)), digest,
+    std::string type = !l.media_type.empty() ? normalized_layer_type(l.media_type)
+                                             : std::string(layer_media_type(store.blob_path(digest)));
+    img.layers.push_back({{type, digest,
                            static_cast<int64_t>(store.blob_size(digest)), {}, std::nullopt},
                           l.diff_id, 0});
   }
-  if (manifest_digest) *manifest_digest = "";
+  if (manifest_digest) *manifest_digest = local.manifest ? local.manifest->digest : "";
   return img;
+}
+
+SealedImage seal_local_image(const ImageLocation& where, ContentStore& store) {
+  std::string manifest_digest;
+  Image img = import_local_image(where, store, &manifest_digest);
+  if (manifest_digest.empty()) return seal(img);  // a legacy docker archive: a new OCI manifest
+  LocalImage local = read_local_image(where);
+  SealedImage s;
+  s.manifest_bytes = local.manifest_bytes;
+  s.manifest = *local.manifest;
+  s.config_bytes = local.config_bytes;
+  s.config.media_type = local.config_media_type.empty() ? std::string(media::kOciConfig) : local.config_media_type;
+  s.config.digest = local.config_digest;
+  s.config.size = static_cast<int64_t>(local.config_bytes.size());
+  s.layers = img.layers;
+  // The layer descriptors as the manifest has them (media types untouched), so the bytes stay.
+  auto layers = local.manifest_json.value("layers", nlohmann::json::array());
+  for (size_t i = 0; i < s.layers.size() && i < layers.size(); ++i)
+    s.layers[i].blob = Descriptor::from_json(layers[i], local.source + " layer");
+  s.platform.os = local.config.value("os", "linux");
+  s.platform.architecture = local.config.value("architecture", "amd64");
+  s.platform.variant = local.config.value("variant", "");
+  s.manifest.platform = s.platform;
+  return s;
 }
 
 }  // namespace rp

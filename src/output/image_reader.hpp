@@ -15,12 +15,15 @@
 namespace rp {
 
 struct LocalImage {
-  std::string source;           // "oci:DIR:TAG" or "docker-archive:FILE"
+  std::string source;           // "oci:DIR:TAG", "oci-archive:FILE:TAG" or "docker-archive:FILE"
   std::optional<Descriptor> manifest;  // absent for legacy docker archives
+  std::string manifest_bytes;    // exactly as stored (empty when absent)
   nlohmann::json manifest_json;  // null when absent
   nlohmann::json config;
+  std::string config_bytes;      // exactly as stored (OCI layouts and archives)
   std::string config_digest;
-  std::vector<std::string> repo_tags;
+  std::string config_media_type;
+  std::vector<std::string> repo_tags;  // docker archives: RepoTags; layouts: every tag of the image
   struct Layer {
     std::string media_type;
     std::string digest;  // may be empty for legacy archives
@@ -31,12 +34,20 @@ struct LocalImage {
   std::vector<Layer> layers;
 };
 
-// Picks the manifest tagged `tag` (or the only one when `tag` is empty).
+// Picks the manifest tagged `tag` (or the only one when `tag` is empty; several tags of one manifest
+// are one image). An oci-archive is an OCI layout in a tar, as skopeo and podman write it.
 LocalImage read_oci_layout(const fs::path& dir, const std::string& tag);
+LocalImage read_oci_archive(const fs::path& file, const std::string& tag);
 LocalImage read_docker_archive(const fs::path& file);
 LocalImage read_local_image(const ImageLocation& where);
 
 // Copies the image's blobs into `store` (verified) and returns it as an Image to build on.
+// `manifest_digest` (when given) gets the source's manifest digest, empty for a legacy docker archive.
 Image import_local_image(const ImageLocation& where, ContentStore& store, std::string* manifest_digest = nullptr);
+
+// The image with its layers in `store` and, where the source has a manifest (an OCI layout or
+// oci-archive), that manifest's exact bytes, so a copy keeps the digest. A legacy docker
+// archive gets a new OCI manifest.
+SealedImage seal_local_image(const ImageLocation& where, ContentStore& store);
 
 }  // namespace rp

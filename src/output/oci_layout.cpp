@@ -4,7 +4,13 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <spdlog/spdlog.h>
+
+#include <optional>
+#include <set>
+
 #include "image/media_types.hpp"
+#include "util/digest.hpp"
 #include "util/error.hpp"
 
 namespace rp {
@@ -46,6 +52,64 @@ class LayoutLock {
  private:
   int fd_ = -1;
 };
+
+// Every blob the index reaches: manifests, nested indexes, configs, layers (and an artifact's
+// subject/blobs). nullopt when a reachable manifest is missing or unreadable: then nothing may be
+// called garbage.
+std::optional<std::set<std::string>> referenced_blobs(const fs::path& dir, const nlohmann::json& index) {
+  std::set<std::string> seen;
+  std::vector<nlohmann::json> pending{index};
+  while (!pending.empty()) {
+    nlohmann::json doc = std::move(pending.back());
+    pending.pop_back();
+    auto visit = [&](const nlohmann::json& d, bool is_manifest) -> bool {
+      if (!d.is_object() || !d.contains("digest") || !d["digest"].is_string()) return false;
+      std::string digest = d["digest"];
+      if (!is_valid_digest(digest) || digest.rfind("sha256:", 0) != 0) return false;
+      if (!seen.insert(digest_hex(digest)).second || !is_manifest) return true;
+      fs::path p = dir / "blobs" / "sha256" / digest_hex(digest);
+      std::error_code ec;
+      if (!fs::is_regular_file(p, ec) || fs::file_size(p, ec) > (8u << 20)) return false;
+      auto j = nlohmann::json::parse(read_file(p), nullptr, false);
+      if (!j.is_object()) return false;
+      pending.push_back(std::move(j));
+      return true;
+    };
+    for (const auto& m : doc.value("manifests", nlohmann::json::array()))
+      if (!visit(m, true)) return std::nullopt;
+    if (doc.contains("config") && !visit(doc["config"], false)) return std::nullopt;
+    for (const auto& l : doc.value("layers", nlohmann::json::array()))
+      if (!visit(l, false)) return std::nullopt;
+    for (const auto& b : doc.value("blobs", nlohmann::json::array()))
+      if (!visit(b, false)) return std::nullopt;
+    if (doc.contains("subject") && !visit(doc["subject"], true)) return std::nullopt;
+  }
+  return seen;
+}
+
+// Removes the blobs no index entry reaches. Caller holds the layout lock.
+LayoutGarbage remove_unreferenced_blobs(const fs::path& dir) {
+  LayoutGarbage out;
+  auto index = nlohmann::json::parse(read_file(dir / "index.json"), nullptr, false);
+  if (!index.is_object()) return out;
+  auto keep = referenced_blobs(dir, index);
+  if (!keep) {
+    spdlog::warn("{}: a manifest the index names is missing or unreadable; no blobs were removed", dir.string());
+    return out;
+  }
+  std::error_code ec;
+  for (const auto& f : fs::directory_iterator(dir / "blobs" / "sha256", ec)) {
+    std::string name = f.path().filename().string();
+    if (name.size() != 64 || name.find_first_not_of("0123456789abcdef") != std::string::npos) continue;
+    if (keep->count(name)) continue;
+    uint64_t size = f.file_size(ec);
+    if (fs::remove(f.path(), ec)) {
+      ++out.blobs;
+      out.bytes += ec ? 0 : size;
+    }
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -107,7 +171,24 @@ void write_oci_layout(const SealedImage& image, const ContentStore& store, const
                   "repair or remove the layout; rockpack does not overwrite an index it cannot read");
     }
   }
-  write_file_atomic(dir / "index.json", canonical_json(updated_index(existing, image.manifest, tags)));
+  nlohmann::json index = updated_index(existing, image.manifest, tags);
+  write_file_atomic(dir / "index.json", canonical_json(index));
+  // A tag that moved may have left its old image's blobs behind: they go, as with `rockpack gc`.
+  size_t before = existing.value("manifests", nlohmann::json::array()).size();
+  bool replaced = before + (tags.empty() ? 1 : tags.size()) > index["manifests"].size();
+  if (replaced) {
+    LayoutGarbage g = remove_unreferenced_blobs(dir);
+    if (g.blobs) spdlog::info("{}: removed {} blob{} no tag refers to any more", dir.string(), g.blobs, g.blobs == 1 ? "" : "s");
+  }
+}
+
+LayoutGarbage collect_layout_garbage(const fs::path& dir) {
+  if (!fs::is_directory(dir) || !fs::exists(dir / "oci-layout"))
+    throw InputError(dir.string() + " is not an OCI image layout", "give the directory of an oci: layout");
+  LayoutLock lock(dir);
+  if (!nlohmann::json::parse(read_file(dir / "index.json"), nullptr, false).is_object())
+    throw Error(dir.string() + "/index.json is not valid JSON", "repair the layout; nothing was removed");
+  return remove_unreferenced_blobs(dir);
 }
 
 }  // namespace rp

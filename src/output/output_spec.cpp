@@ -11,15 +11,20 @@ const std::regex kTag("[A-Za-z0-9_][A-Za-z0-9._-]{0,127}");
 
 [[noreturn]] void bad(const std::string& text, const std::string& why) {
   throw InputError("invalid image location '" + text + "': " + why,
-                   "use oci:DIR[:TAG] or docker-archive:FILE[:NAME:TAG]");
+                   "use oci:DIR[:TAG], oci-archive:FILE[:TAG] or docker-archive:FILE[:NAME:TAG]");
 }
 }  // namespace
 
+bool ImageLocation::is_local(const std::string& text) {
+  return text.rfind("oci:", 0) == 0 || text.rfind("oci-archive:", 0) == 0 || text.rfind("docker-archive:", 0) == 0;
+}
+
 ImageLocation ImageLocation::parse(const std::string& text) {
   ImageLocation loc;
-  if (text.rfind("oci:", 0) == 0) {
-    loc.kind = Kind::kOciLayout;
-    std::string rest = text.substr(4);
+  bool archive = text.rfind("oci-archive:", 0) == 0;
+  if (text.rfind("oci:", 0) == 0 || archive) {
+    loc.kind = archive ? Kind::kOciArchive : Kind::kOciLayout;
+    std::string rest = text.substr(archive ? 12 : 4);
     // A tag follows the last ':' when what follows is a valid tag (directories rarely end in ":x").
     auto colon = rest.rfind(':');
     if (colon != std::string::npos && std::regex_match(rest.substr(colon + 1), kTag)) {
@@ -56,6 +61,7 @@ ImageLocation ImageLocation::parse(const std::string& text) {
 
 std::string ImageLocation::str() const {
   if (kind == Kind::kOciLayout) return "oci:" + path + (tag.empty() ? "" : ":" + tag);
+  if (kind == Kind::kOciArchive) return "oci-archive:" + path + (tag.empty() ? "" : ":" + tag);
   return "docker-archive:" + path + (name.empty() ? "" : ":" + name + ":" + tag);
 }
 

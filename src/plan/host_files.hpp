@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "assemble/entry.hpp"
+#include "entries/entry.hpp"
 #include "util/fs.hpp"
 
 namespace rp {

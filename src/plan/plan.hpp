@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "assemble/entry.hpp"
+#include "entries/entry.hpp"
 #include "image/image.hpp"
 #include "recipe/model.hpp"
 

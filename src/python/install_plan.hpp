@@ -6,7 +6,7 @@
 // wheels of one namespace ship an identical empty "__init__.py").
 #include <vector>
 
-#include "assemble/entry.hpp"
+#include "entries/entry.hpp"
 #include "python/wheel_installer.hpp"
 
 namespace rp::python {

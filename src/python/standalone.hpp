@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "assemble/entry.hpp"
+#include "entries/entry.hpp"
 #include "store/content_store.hpp"
 
 namespace rp::python {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "assemble/entry.hpp"
+#include "entries/entry.hpp"
 #include "python/install_scheme.hpp"
 #include "python/interpreter.hpp"
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "assemble/entry.hpp"
+#include "entries/entry.hpp"
 #include "python/core_metadata.hpp"
 #include "python/install_scheme.hpp"
 #include "python/pep440.hpp"

@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "assemble/entry.hpp"
+#include "entries/entry.hpp"
 #include "python/wheel_archive.hpp"
 
 namespace rp::python {

@@ -27,6 +27,29 @@ const std::vector<std::string> kFileKeys = {"content", "src", "dest", "mode", "u
 const std::vector<std::string> kSymlinkKeys = {"path", "target", "uid", "gid", "layer"};
 const std::set<std::string> kBuiltins = {"DATE", "SOURCE_DATE_EPOCH"};
 
+// A local base split into transport, path and the rest: "oci:", "../img", ":v1". The path ends at
+// the last ':' that starts a tag (oci:, oci-archive:) or at the first ':' (docker-archive:FILE:NAME:TAG).
+struct LocalBase {
+  std::string transport, path, rest;
+};
+std::optional<LocalBase> local_base(const std::string& base) {
+  static const std::regex kTag("[A-Za-z0-9_][A-Za-z0-9._-]{0,127}");
+  for (const char* transport : {"oci:", "oci-archive:"}) {
+    if (base.rfind(transport, 0) != 0) continue;
+    std::string rest = base.substr(std::string(transport).size());
+    auto colon = rest.rfind(':');
+    if (colon != std::string::npos && std::regex_match(rest.substr(colon + 1), kTag))
+      return LocalBase{transport, rest.substr(0, colon), rest.substr(colon)};
+    return LocalBase{transport, rest, ""};
+  }
+  if (base.rfind("docker-archive:", 0) == 0) {
+    std::string rest = base.substr(15);
+    auto colon = rest.find(':');
+    return LocalBase{"docker-archive:", rest.substr(0, colon), colon == std::string::npos ? "" : rest.substr(colon)};
+  }
+  return std::nullopt;
+}
+
 struct Document {
   fs::path file;
   YAML::Node root;
@@ -65,7 +88,8 @@ class Loader {
 };
 
 Recipe Loader::run(const fs::path& file) {
-  load_document(fs::absolute(file).lexically_normal(), false, {"command line"});
+  fs::path top = options_.recipe_text ? fs::current_path() / kStdinRecipeName : fs::absolute(file).lexically_normal();
+  load_document(top, false, {"command line"});
   diag_.throw_if_any();
   for (const auto& doc : docs_) collect_args(doc);
   apply_set_args();
@@ -95,15 +119,17 @@ void Loader::load_document(const fs::path& file, bool fragment, const SourceLoca
     diag_.error(from, "include cycle: " + file.string() + " includes itself");
     return;
   }
+  // `build -`: the recipe's text came on stdin; its relative paths are relative to the working directory.
+  bool from_text = !fragment && options_.recipe_text.has_value();
   std::error_code ec;
-  if (!fs::is_regular_file(file, ec)) {
+  if (!from_text && !fs::is_regular_file(file, ec)) {
     diag_.error(from, (fragment ? "included fragment " : "recipe ") + file.string() + " does not exist");
     return;
   }
   Document doc{file, {}, fragment};
   DocumentReader in(file, diag_, vars_);
   try {
-    doc.root = YAML::LoadFile(file.string());
+    doc.root = from_text ? YAML::Load(*options_.recipe_text) : YAML::LoadFile(file.string());
   } catch (const YAML::ParserException& e) {
     diag_.error({file.string(), e.mark.line + 1, e.mark.column + 1}, "invalid YAML: " + e.msg);
     return;
@@ -330,9 +356,16 @@ void Loader::convert(const Document& doc, Recipe& r) {
     if (auto v = in.text(n, "base")) {
       r.base = *v;
       r.base_where = in.at(n);
-      // scratch, a local image (oci:DIR[:TAG], docker-archive:FILE) or a registry reference.
-      bool local = r.base.rfind("oci:", 0) == 0 || r.base.rfind("docker-archive:", 0) == 0;
-      if (r.base != "scratch" && !local) {
+      // scratch, a local image (oci:DIR[:TAG], oci-archive:FILE[:TAG], docker-archive:FILE) or a
+      // registry reference. A local image's path is relative to the file that declares it, like src:.
+      if (auto local = local_base(*v)) {
+        fs::path p = in.host_path(local->path);
+        std::error_code ec;
+        if (!fs::exists(p, ec))
+          diag_.error(in.at(n), "base '" + *v + "' does not exist (looked for " + p.string() + ")",
+                      "a local base's path is relative to the file that declares it");
+        r.base = local->transport + p.string() + local->rest;
+      } else if (r.base != "scratch") {
         try {
           (void)registry::parse_reference(r.base);
         } catch (const InputError& e) {

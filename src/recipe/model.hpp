@@ -147,7 +147,12 @@ struct LoadOptions {
   std::map<std::string, std::string> set_args;  // --set KEY=VALUE
   std::optional<int64_t> source_date_epoch;     // from the environment
   int64_t now = 0;                              // build time, seconds since the epoch (for DATE)
+  // The recipe's text when it comes on stdin (`build -`): then the recipe "file" is <cwd>/<stdin>,
+  // and every relative path in it is relative to the working directory.
+  std::optional<std::string> recipe_text;
 };
+
+inline constexpr const char* kStdinRecipeName = "<stdin>";
 
 // Loads, merges, substitutes and validates. Throws RecipeError listing every problem found.
 Recipe load_recipe(const fs::path& file, const LoadOptions& options);

@@ -14,7 +14,7 @@ bool is_scratch(const std::string& base) { return base.empty() || base == "scrat
 
 BaseImage resolve_base(const std::string& base, const Platform& platform, ContentStore& store, Session& session) {
   BaseImage out;
-  if (base.rfind("oci:", 0) == 0 || base.rfind("docker-archive:", 0) == 0) {
+  if (ImageLocation::is_local(base)) {
     ImageLocation where = ImageLocation::parse(base);
     out.image = import_local_image(where, store, &out.digest);
     out.name = where.str();
@@ -23,8 +23,9 @@ BaseImage resolve_base(const std::string& base, const Platform& platform, Conten
     has.architecture = out.image.config.value("architecture", "");
     has.variant = out.image.config.value("variant", "");
     if (!platform.matches(has))
-      throw InputError("the base " + base + " is a " + has.str() + " image, but the recipe builds for " + platform.str(),
-                       "use a base for " + platform.str() + " or change the recipe's platform");
+      throw InputError("the base " + base + " is a " + has.str() + " image, but the build is for " + platform.str(),
+                       "use a base for " + platform.str() + ", or build for " + has.str() +
+                           " (the recipe's platform: key or build --platform)");
   } else {
     Reference ref = parse_reference(base);
     PullResult pulled = pull_image(ref, platform, store, session);
@@ -32,7 +33,8 @@ BaseImage resolve_base(const std::string& base, const Platform& platform, Conten
     out.name = ref.str();
     out.digest = pulled.manifest_digest;
   }
-  spdlog::info("base {}{} ({} layers)", out.name, out.digest.empty() ? "" : "@" + out.digest, out.image.layers.size());
+  size_t n = out.image.layers.size();
+  spdlog::info("base {}{} ({} layer{})", out.name, out.digest.empty() ? "" : "@" + out.digest, n, n == 1 ? "" : "s");
   return out;
 }
 

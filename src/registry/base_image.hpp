@@ -1,6 +1,7 @@
 #pragma once
 // Resolving a recipe's `base:` to exact content in the store: a registry reference is pulled for the
-// recipe's platform; `oci:DIR[:TAG]` and `docker-archive:FILE` are imported from the file system.
+// recipe's platform; `oci:DIR[:TAG]`, `oci-archive:FILE[:TAG]` and `docker-archive:FILE` are imported
+// from the file system.
 #include <string>
 
 #include "image/platform.hpp"

@@ -9,6 +9,7 @@
 #include "registry/errors.hpp"
 #include "net/url.hpp"
 #include "util/error.hpp"
+#include "util/transfer_progress.hpp"
 
 namespace rp::registry {
 
@@ -18,6 +19,7 @@ std::string short_digest(const std::string& d) { return d.substr(0, 19); }
 
 class Uploader {
  public:
+  void set_progress(Transfer* transfer) { transfer_ = transfer; }
   Uploader(Transport& t, const std::string& repository, const BlobSource& blob, const RegistryOptions& o)
       : t_(t), repo_(repository), blob_(blob), options_(o), scopes_{repository_scope(repository, "pull,push")} {}
 
@@ -76,6 +78,10 @@ class Uploader {
   }
 
   void set_body(net::HttpRequest& req, uint64_t offset, uint64_t length) const {
+    if (transfer_) {
+      Transfer* t = transfer_;
+      req.on_progress = [t, offset](uint64_t, uint64_t, uint64_t up, uint64_t) { t->update(offset + up); };
+    }
     if (blob_.memory) {
       req.body = blob_.memory->substr(offset, length);
     } else {
@@ -213,6 +219,7 @@ class Uploader {
   const RegistryOptions& options_;
   Scopes scopes_;
   std::string location_;
+  Transfer* transfer_ = nullptr;  // reports the bytes sent, when set
   uint64_t chunk_size_ = options_.chunk_size;
 };
 
@@ -242,7 +249,11 @@ UploadOutcome upload_blob(Transport& transport, const std::string& repository, c
     if (up.mount(from)) return UploadOutcome::kMounted;
     break;  // one try: a 202 opened an upload session we now use
   }
+  Transfer transfer(TransferKind::kUpload, "blob " + blob.digest.substr(7, 12) + " (" + repository + ")", blob.size);
+  up.set_progress(&transfer);
   up.upload();
+  transfer.update(blob.size);
+  transfer.finish();
   return UploadOutcome::kUploaded;
 }
 

@@ -184,4 +184,22 @@ std::string store_credential(const std::string& registry, const Credential& cred
   return docker_config.string();
 }
 
+std::optional<std::string> erase_credential(const std::string& registry, const CredentialSources& sources) {
+  fs::path docker_config = sources.docker_config_dir / "config.json";
+  auto loaded = load_json_file(docker_config);
+  if (!loaded) return std::nullopt;
+  json config = *loaded;
+  std::string helper = helper_for(config, registry);
+  if (!helper.empty()) {
+    HelperResult r = run_credential_helper(helper, "erase", config_key(registry));
+    if (r.exit_code != 0) return std::nullopt;  // helpers answer "credentials not found" with a failure
+    return "docker-credential-" + helper;
+  }
+  if (!config.contains("auths") || !config["auths"].is_object() || !config["auths"].contains(config_key(registry)))
+    return std::nullopt;
+  config["auths"].erase(config_key(registry));
+  write_file_atomic(docker_config, config.dump(1, '\t') + "\n", 0600);
+  return docker_config.string();
+}
+
 }  // namespace rp::registry

@@ -39,4 +39,8 @@ std::optional<Credential> find_credential(const std::string& registry, const Cre
 // else base64 in config.json "auths" (file mode 0600). Returns a description of where it went.
 std::string store_credential(const std::string& registry, const Credential& credential, const CredentialSources& sources);
 
+// Removes what store_credential stored, like `docker logout`: through the credential helper, or the
+// "auths" entry of config.json. Returns where it was removed from; nullopt when there was nothing.
+std::optional<std::string> erase_credential(const std::string& registry, const CredentialSources& sources);
+
 }  // namespace rp::registry

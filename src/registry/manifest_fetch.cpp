@@ -8,6 +8,7 @@
 #include "registry/errors.hpp"
 #include "util/digest.hpp"
 #include "util/error.hpp"
+#include "util/transfer_progress.hpp"
 
 namespace rp::registry {
 
@@ -70,6 +71,12 @@ void fetch_blob(Transport& transport, const std::string& repository, const std::
   net::HttpRequest req;
   req.url = "/v2/" + repository + "/blobs/" + digest;
   ResumableDownload download(store);
+  Transfer transfer(TransferKind::kDownload, "blob " + digest.substr(7, 12) + " (" + repository + ")");
+  req.on_progress = [&transfer, &download](uint64_t down, uint64_t total, uint64_t, uint64_t) {
+    // A resumed attempt counts from where the previous one stopped.
+    uint64_t before = download.have() >= down ? download.have() - down : 0;
+    transfer.update(before + down, total ? before + total : 0);
+  };
   SendOptions so;
   so.before_attempt = [&](net::HttpRequest& r) {
     std::erase_if(r.headers, [](const auto& h) { return h.first == "Range"; });
@@ -90,10 +97,12 @@ void fetch_blob(Transport& transport, const std::string& repository, const std::
   bool complete_already = r.status == 416 && download.have() > 0;
   if (!r.ok() && !complete_already) throw registry_error(r, what, transport.registry());
   try {
+    transfer.update(download.have());
     download.commit(digest);
   } catch (const rp::Error& e) {
     throw rp::Error(what + ": " + e.what(), e.hint());
   }
+  transfer.finish();
 }
 
 }  // namespace rp::registry

@@ -19,6 +19,8 @@ bool is_index(const std::string& media_type) {
   return media_type == media::kOciIndex || media_type == media::kDockerManifestList;
 }
 
+}  // namespace
+
 // First entry that matches wins, as in every other client.
 Descriptor select_platform(const nlohmann::json& index, const Platform& platform, const std::string& where) {
   if (!index.contains("manifests") || !index["manifests"].is_array())
@@ -34,8 +36,6 @@ Descriptor select_platform(const nlohmann::json& index, const Platform& platform
   throw rp::Error(where + " has no image for " + platform.str() + (available.empty() ? "" : " (it has: " + available + ")"),
                   "choose one of its platforms with --platform, or another image");
 }
-
-}  // namespace
 
 PullResult pull_image(const Reference& reference, const Platform& platform, ContentStore& store, Session& session) {
   Transport& t = session.transport(reference.registry);
@@ -65,6 +65,14 @@ PullResult pull_image(const Reference& reference, const Platform& platform, Cont
   remember_repository(store, reference.registry, config.digest, repo);
   auto config_json = nlohmann::json::parse(store.read_all(config.digest), nullptr, false);
   if (config_json.is_discarded()) throw rp::Error(where + ": the image config is not JSON");
+  if (result.index_digest.empty()) {
+    // A single-platform image: no index chose it, so its config says whether it is the one asked for.
+    Platform has{config_json.value("os", ""), config_json.value("architecture", ""), config_json.value("variant", "")};
+    if (!platform.matches(has))
+      throw rp::Error(reference.str() + " has no image for " + platform.str() + " (it has: " + has.str() + ")",
+                      "it is a single-platform image; pull it with --platform " + has.str() +
+                          ", or choose an image that has " + platform.str());
+  }
   result.image = image_from_manifest(manifest, config_json, where);
 
   std::vector<std::function<void()>> jobs;
@@ -78,7 +86,8 @@ PullResult pull_image(const Reference& reference, const Platform& platform, Cont
     });
   }
   rp::run_parallel(jobs, session.options().parallel);
-  spdlog::debug("pulled {} ({} layers)", result.pinned(), result.image.layers.size());
+  spdlog::debug("pulled {} ({} layer{})", result.pinned(), result.image.layers.size(),
+                result.image.layers.size() == 1 ? "" : "s");
   return result;
 }
 

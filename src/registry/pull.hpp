@@ -4,6 +4,8 @@
 // store does not have yet are downloaded in parallel, each verified against its digest.
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "image/image.hpp"
 #include "image/platform.hpp"
 #include "registry/options.hpp"
@@ -25,6 +27,10 @@ struct PullResult {
 };
 
 PullResult pull_image(const Reference& reference, const Platform& platform, ContentStore& store, Session& session);
+
+// The entry of an image index (or Docker manifest list) for `platform`; throws rp::Error listing the
+// platforms the index has when none matches. Attestation entries (unknown/unknown) are skipped.
+Descriptor select_platform(const nlohmann::json& index, const Platform& platform, const std::string& where);
 PullResult pull_image(const Reference& reference, const Platform& platform, ContentStore& store,
                       const RegistryOptions& options);
 

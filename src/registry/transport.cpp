@@ -26,6 +26,14 @@ std::string Transport::base_url() {
   return base_url_;
 }
 
+namespace {
+// "host:port" or "[v6]:port" -> the host alone.
+std::string host_of(const std::string& host_and_port) {
+  if (host_and_port.starts_with("[")) return host_and_port.substr(0, host_and_port.find(']') + 1);
+  return host_and_port.substr(0, host_and_port.find(':'));
+}
+}  // namespace
+
 // GET /v2/ tells whether the registry is there, whether it speaks TLS, and how it wants to be
 // authenticated. Insecure registries (--insecure-registry, loopback) are tried with https first
 // (unverified), then plain http, as docker does.
@@ -34,6 +42,7 @@ void Transport::ping() {
   std::vector<std::string> schemes = {"https"};
   if (insecure) schemes.push_back("http");
   std::string last_error;
+  bool unresolved = false;
   for (const auto& scheme : schemes) {
     net::HttpRequest req;
     req.url = scheme + "://" + api_host_ + "/v2/";
@@ -48,6 +57,8 @@ void Transport::ping() {
         resp = net::perform(req);
       } catch (const net::TransportError& e) {
         last_error = e.what();
+        unresolved = e.name_unresolved();
+        if (unresolved) break;  // DNS will not answer differently on a retry or over http
         // A plain-http server answering a TLS handshake fails at once: no point retrying https.
         if (e.tls_failure() || (insecure && scheme == "https")) break;
         if (attempt < options_.retry.max_attempts) std::this_thread::sleep_for(backoff_delay(options_.retry, attempt));
@@ -60,6 +71,7 @@ void Transport::ping() {
       answered = true;
       break;
     }
+    if (unresolved) break;
     if (!answered) continue;
     base_url_ = scheme + "://" + api_host_;
     verify_tls_ = scheme == "https" && !insecure;
@@ -75,6 +87,9 @@ void Transport::ping() {
     }
     return;
   }
+  if (unresolved)
+    throw rp::Error("cannot reach the registry " + registry_ + ": the host name " + host_of(api_host_) + " does not resolve",
+                    "check the spelling of the registry host and your DNS settings (/etc/resolv.conf)");
   throw rp::Error("cannot reach the registry " + registry_ + ": " + last_error,
                   insecure ? "check that the registry runs and the host and port are right"
                            : "check the host name and the network; a registry without TLS needs --insecure-registry " +

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "assemble/entry.hpp"
+#include "entries/entry.hpp"
 #include "python/core_metadata.hpp"
 #include "python/entry_points.hpp"
 #include "python/script_launcher.hpp"

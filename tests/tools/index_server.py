@@ -20,6 +20,7 @@ import os
 import re
 import sys
 import threading
+import time
 import urllib.parse
 import zipfile
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -295,6 +296,8 @@ class Handler(BaseHTTPRequestHandler):
                         break
                     self.wfile.write(chunk)
                     sent += len(chunk)
+                    if self.index.args.rate:  # bytes per second per download, for progress tests
+                        time.sleep(len(chunk) / self.index.args.rate)
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
         finally:
@@ -315,6 +318,7 @@ def main():
     p.add_argument("--flat", action="store_true")
     p.add_argument("--fail-first", type=int, default=0, help="answer 503 to the first N /simple/ requests")
     p.add_argument("--verbose", action="store_true")
+    p.add_argument("--rate", type=int, default=0, help="send each file at most this many bytes a second")
     args = p.parse_args()
     Handler.index = Index(args)
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)

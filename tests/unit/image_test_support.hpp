@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "assemble/compression.hpp"
-#include "assemble/entry.hpp"
+#include "entries/entry.hpp"
 #include "assemble/tar_writer.hpp"
 #include "image/descriptor.hpp"
 #include "image/media_types.hpp"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "assemble/entry.hpp"
+#include "entries/entry.hpp"
 #include "assemble/tar_writer.hpp"
 #include "python/wheel_record.hpp"
 #include "test_helpers.hpp"

@@ -1,4 +1,4 @@
-#include "assemble/entry.hpp"
+#include "entries/entry.hpp"
 
 #include <sys/stat.h>
 
