@@ -13,19 +13,17 @@
 #include <vector>
 
 #include "entries/entry.hpp"
+#include "entries/file_tree.hpp"
 #include "image/descriptor.hpp"
 #include "store/content_store.hpp"
 
 namespace rp {
 
-class RootfsView {
+// The plan stage's FileTree: ecosystem modules (python, therock, apt) read the image through the
+// FileTree interface and never see layers or the store.
+class RootfsView : public FileTree {
  public:
-  struct Node {
-    EntryType type = EntryType::kFile;  // never kHardlink: a hardlink is its target's node
-    uint32_t mode = 0;
-    uint64_t size = 0;
-    std::string link_target;  // symlinks: the target as written
-  };
+  using Node = FileTree::Node;
   // Decides which regular files of a layer have their contents kept. `path` is relative to the
   // root, without a leading '/'.
   using KeepContent = std::function<bool(std::string_view path)>;
@@ -43,15 +41,15 @@ class RootfsView {
 
   // Paths are accepted with or without a leading '/'. Symlinks in the parent components are
   // followed; the last component is not.
-  std::optional<Node> lstat(std::string_view path) const;
+  std::optional<Node> lstat(std::string_view path) const override;
   // The absolute path ("/usr/bin/python3.11") with every symlink resolved (absolute and relative
   // targets, at most 40 links); nullopt when a component is missing or the links loop.
-  std::optional<std::string> realpath(std::string_view path) const;
+  std::optional<std::string> realpath(std::string_view path) const override;
   // The child names of a directory (symlinks to it followed), sorted; empty when it is no directory.
-  std::vector<std::string> list(std::string_view dir) const;
+  std::vector<std::string> list(std::string_view dir) const override;
   // A regular file's bytes (symlinks followed); nullopt when it is absent, not a file, larger than
   // `max`, or its content was not kept.
-  std::optional<std::string> read(std::string_view path, size_t max = kMaxKeptFileSize) const;
+  std::optional<std::string> read(std::string_view path, size_t max = kDefaultMaxRead) const override;
   // Every path (relative, no leading '/') for which `match` is true, sorted.
   std::vector<std::string> find(const std::function<bool(std::string_view path)>& match) const;
 
