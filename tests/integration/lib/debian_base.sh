@@ -25,6 +25,8 @@ _DEBIAN_BASE_LIB="${BASH_SOURCE[0]}"
 debian_python_base() { bash "$_DEBIAN_BASE_LIB" base "$@"; }
 debian_python_rootfs() { bash "$_DEBIAN_BASE_LIB" rootfs "$@"; }
 debian_python_standalone_archive() { bash "$_DEBIAN_BASE_LIB" standalone "$@"; }
+# The path of the cached rootfs tarball everything above is made from (what a test's inputs depend on).
+debian_python_rootfs_tarball() { bash "$_DEBIAN_BASE_LIB" tarball; }
 
 # Everything below runs only when the file is executed (by the functions above).
 if [ "${BASH_SOURCE[0]}" != "$0" ]; then return 0; fi
@@ -268,5 +270,6 @@ case "${1:-}" in
   base) shift; cmd_base "$@" ;;
   rootfs) shift; cmd_rootfs "$@" ;;
   standalone) shift; cmd_standalone "$@" ;;
+  tarball) rootfs_tarball ;;
   *) die "usage: source this file and call debian_python_base / debian_python_rootfs / debian_python_standalone_archive" ;;
 esac
