@@ -73,6 +73,10 @@ std::optional<BuiltLayer> LayerBuilder::lookup(const std::string& kind, const st
   return std::nullopt;
 }
 
+std::optional<BuiltLayer> LayerBuilder::cached(const std::vector<Entry>& entries) const {
+  return lookup("layers-quick", quick_cache_key(entries));
+}
+
 std::string LayerBuilder::cache_key(const std::vector<Entry>& entries) const { return listing_key(entries, false); }
 
 std::string LayerBuilder::quick_cache_key(const std::vector<Entry>& entries) const {

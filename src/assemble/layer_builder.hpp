@@ -37,6 +37,10 @@ class LayerBuilder {
   // was, the build goes straight to the single streaming pass.
   BuiltLayer build(const std::string& name, const std::vector<Entry>& entries, const std::string& lineage = {});
 
+  // The layer the store already holds for `entries` (found by the quick key: nothing is read or
+  // compressed), or nullopt. What `rockpack plan` shows as a layer's digest.
+  std::optional<BuiltLayer> cached(const std::vector<Entry>& entries) const;
+
   // The cache key of a layer: every input that changes its bytes. Exposed for tests.
   std::string cache_key(const std::vector<Entry>& entries) const;
   // The same listing with each content's quick_key(): found without reading any file.

@@ -41,7 +41,8 @@ recipe::LoadOptions load_options(const std::vector<std::string>& set_pairs) {
 }
 
 LoadedPlan load_and_plan(const std::string& recipe_file, const std::vector<std::string>& set_pairs,
-                         PlanOptions plan_options, const std::optional<Platform>& platform) {
+                         PlanOptions plan_options, const std::optional<Platform>& platform,
+                         const StepRunOptions& steps) {
   recipe::LoadOptions load = load_options(set_pairs);
   if (recipe_file == "-") {
     std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
@@ -52,6 +53,7 @@ LoadedPlan load_and_plan(const std::string& recipe_file, const std::vector<std::
   if (platform) recipe.platform = *platform;
   plan_options.source_date_epoch = load.source_date_epoch.value_or(0);
   BuildPlan plan = make_plan(recipe, plan_options);
+  run_steps(plan, recipe, steps);
   return {std::move(recipe), std::move(plan)};
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "plan/plan.hpp"
+#include "plan/steps.hpp"
 #include "recipe/model.hpp"
 
 namespace rp::cli {
@@ -17,14 +18,16 @@ std::map<std::string, std::string> parse_set_args(const std::vector<std::string>
 std::optional<int64_t> source_date_epoch_from_env();
 recipe::LoadOptions load_options(const std::vector<std::string>& set_pairs);
 
-// Loads the recipe and plans the build: every check `build` makes before writing anything.
-// `recipe_file` "-" reads the recipe from stdin (relative paths in it are relative to the working
-// directory); `platform`, when given, replaces the recipe's (build --platform).
+// Loads the recipe and plans the build: the base (make_plan), then every step (run_steps) in
+// `steps.mode` — kOffline for `validate` (every check that needs no network), kResolve for `plan`,
+// kBuild for `build`. `recipe_file` "-" reads the recipe from stdin (relative paths in it are
+// relative to the working directory); `platform`, when given, replaces the recipe's (build --platform).
 struct LoadedPlan {
   recipe::Recipe recipe;
   BuildPlan plan;
 };
 LoadedPlan load_and_plan(const std::string& recipe_file, const std::vector<std::string>& set_pairs,
-                         PlanOptions plan_options = {}, const std::optional<Platform>& platform = {});
+                         PlanOptions plan_options = {}, const std::optional<Platform>& platform = {},
+                         const StepRunOptions& steps = {StepMode::kOffline, nullptr, {}});
 
 }  // namespace rp::cli

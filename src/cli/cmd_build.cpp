@@ -13,10 +13,9 @@
 #include "cli/vcs_info.hpp"
 #include "cli/image_io.hpp"
 #include "output/output_spec.hpp"
-#include "plan/login_env.hpp"
+#include "cli/plan_output.hpp"
 #include "plan/plan.hpp"
-#include "plan/python_step.hpp"
-#include "plan/rocm_step.hpp"
+#include "plan/steps.hpp"
 #include "registry/base_image.hpp"
 #include "registry/push.hpp"
 #include "registry/reference.hpp"
@@ -41,6 +40,8 @@ struct BuildArgs {
   bool insecure_downloads = false;
   std::vector<std::string> push;  // registry references (--push)
   std::string platform;           // empty: the recipe's
+  bool dry_run = false;           // resolve every step and print the plan; write nothing
+  bool json = false;              // with --dry-run: the plan as JSON
   RegistryFlags registry;
 };
 
@@ -86,20 +87,16 @@ void run_build(const BuildArgs& args) {
   plan_options.resolve_base = [&store, &session](const std::string& base, const Platform& platform) {
     return registry::resolve_base(base, platform, store, session);
   };
-  LoadedPlan loaded = load_and_plan(args.recipe, args.set, plan_options, platform_override);
+  // Every step (plan/steps.cpp), in its order; with --dry-run they resolve without downloading.
+  StepRunOptions steps{args.dry_run ? StepMode::kResolve : StepMode::kBuild, &store, {}};
+  steps.downloads.verify_tls = !args.insecure_downloads;
+  LoadedPlan loaded = load_and_plan(args.recipe, args.set, plan_options, platform_override, steps);
   BuildPlan plan = std::move(loaded.plan);
   if (args.compression.empty() && loaded.recipe.compression) compression = Compression::parse(*loaded.recipe.compression);
-  if (loaded.recipe.python) {
-    PythonStepOptions python_options;
-    python_options.store = &store;
-    python_options.downloads.verify_tls = !args.insecure_downloads;
-    if (loaded.recipe.rocm)
-      apply_rocm_step(plan, loaded.recipe, python_options);
-    else
-      apply_python_step(plan, loaded.recipe, plan_python(loaded.recipe, plan, python_options));
+  if (args.dry_run) {
+    print_plan(plan, store, compression, args.json);
+    return;
   }
-  // Last: the final Env is known now; login shells get it back through /etc/profile.d.
-  add_login_env(plan);
   if (outputs.empty() && args.push.empty()) outputs.push_back(ImageLocation::parse("oci:out/" + plan.name));
   std::vector<registry::Reference> push_refs = push_references(args.push, plan.tags);
   spdlog::info("building {} ({} layer{}, {})", plan.name, plan.layers.size(), plan.layers.size() == 1 ? "" : "s",
@@ -134,14 +131,14 @@ void run_build(const BuildArgs& args) {
     for (const auto& o : outputs) meta["outputs"].push_back(o.str());
     if (!plan.base_name.empty()) meta["base"] = {{"name", plan.base_name}, {"digest", plan.base_digest}};
     meta["pushed"] = pushed;
-    if (!plan.resolution.empty()) meta["resolution"] = plan.resolution;
+    if (nlohmann::json resolution = resolution_json(plan); !resolution.empty()) meta["resolution"] = resolution;
     for (const auto& l : sealed.layers)
       meta["layers"].push_back({{"digest", l.blob.digest}, {"size", l.blob.size}, {"diff_id", l.diff_id}});
     write_file_atomic(args.metadata_file, meta.dump(2) + "\n");
   }
   if (!args.resolved_file.empty()) {
     nlohmann::json resolved = {{"rockpack_resolution", 1}, {"name", plan.name}, {"image", sealed.manifest.digest}};
-    resolved.update(plan.resolution);
+    resolved.update(resolution_json(plan));
     write_file_atomic(args.resolved_file, resolved.dump(2) + "\n");
   }
   std::printf("%s\n", sealed.manifest.digest.c_str());
@@ -176,6 +173,27 @@ void add_build_command(CLI::App& app, GlobalOptions&) {
       ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--platform", args->platform,
                   "Build for this platform (os/arch[/variant], e.g. linux/arm64); overrides the recipe's platform: key");
+  cmd->add_flag("--dry-run", args->dry_run,
+                "Resolve every step (base, packages, layers) and print the plan, as `rockpack plan` does; write no image");
+  cmd->add_flag("--json", args->json, "With --dry-run: print the plan as JSON");
+  add_registry_flags(cmd, args->registry);
+  cmd->callback([args] { run_build(*args); });
+}
+
+void add_plan_command(CLI::App& app, GlobalOptions&) {
+  auto args = std::make_shared<BuildArgs>();
+  args->dry_run = true;
+  CLI::App* cmd = app.add_subcommand(
+      "plan", "Resolve a recipe without building it: base digest, every layer with its step, every package with "
+              "version, URL and sha256 (downloads metadata only; writes no image)");
+  cmd->add_option("recipe", args->recipe, "The recipe file (YAML); - reads it from stdin")->required();
+  cmd->add_option("--set", args->set, "Override a recipe arg: --set KEY=VALUE (repeatable)")->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--cache-dir", args->cache_dir, "The content store (default $XDG_CACHE_HOME/rockpack)");
+  cmd->add_option("--compression", args->compression, "The compression a build would use (which cached layers count)");
+  cmd->add_flag("--json", args->json, "Print the plan as JSON");
+  cmd->add_flag("--insecure-downloads", args->insecure_downloads,
+                "Do not verify TLS certificates of package indexes and download URLs");
+  cmd->add_option("--platform", args->platform, "Plan for this platform (os/arch[/variant]); overrides the recipe's platform: key");
   add_registry_flags(cmd, args->registry);
   cmd->callback([args] { run_build(*args); });
 }

@@ -79,10 +79,12 @@ std::optional<std::string> login_env_script(const nlohmann::json& env) {
   return script;
 }
 
-void add_login_env(BuildPlan& plan) {
-  if (!plan.config.contains("config") || !plan.config["config"].is_object()) return;
+StepOutput LoginEnvStep::plan(const StepContext& context) const {
+  StepOutput out;
+  const BuildPlan& plan = context.plan;
+  if (!plan.config.contains("config") || !plan.config["config"].is_object()) return out;
   auto script = login_env_script(plan.config["config"].value("Env", nlohmann::json::array()));
-  if (!script) return;
+  if (!script) return out;
   Entry e;
   e.path = kLoginEnvPath;
   e.type = EntryType::kFile;
@@ -90,9 +92,10 @@ void add_login_env(BuildPlan& plan) {
   e.content = std::make_shared<InlineContent>(*script);
   e.origin = "the image Env (login shells)";
   // A layer of its own: a change of Env rebuilds a few hundred bytes, not a package layer.
-  LayerPlan layer{kLoginEnvLayer, std::string("rockpack: /") + kLoginEnvPath + " (from the image Env)", {std::move(e)}};
+  LayerPlan layer{kLoginEnvLayer, std::string("rockpack: /") + kLoginEnvPath + " (from the image Env)", {std::move(e)}, {}};
   finalize_entries(layer.entries);
-  plan.layers.push_back(std::move(layer));
+  out.layers.push_back(std::move(layer));
+  return out;
 }
 
 }  // namespace rp

@@ -13,10 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include "entries/entry.hpp"
+#include "plan/step.hpp"
 
 namespace rp {
-
-struct BuildPlan;
 
 inline constexpr const char* kLoginEnvPath = "etc/profile.d/zz-rockpack-env.sh";
 inline constexpr const char* kLoginEnvLayer = "login-env";
@@ -25,8 +24,13 @@ inline constexpr const char* kLoginEnvLayer = "login-env";
 // that /etc/profile's PATH lacks (then a login shell loses nothing).
 std::optional<std::string> login_env_script(const nlohmann::json& env);
 
-// Adds the script (when needed) as the plan's last layer, "login-env", written from plan.config's
-// final Env. Call it once every step that changes Env has run.
-void add_login_env(BuildPlan& plan);
+// The last step: the script (when needed) as the plan's last layer, "login-env", written from the
+// final Env. It runs after every step that changes Env (steps.cpp).
+class LoginEnvStep final : public Step {
+ public:
+  std::string name() const override { return "login-env"; }
+  bool applies(const recipe::Recipe&) const override { return true; }
+  StepOutput plan(const StepContext& context) const override;
+};
 
 }  // namespace rp

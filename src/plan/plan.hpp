@@ -3,7 +3,9 @@
 // Layers are entry lists (with their contents' sources), the config is complete but for the diff_ids
 // of the new layers. Later stages (registry bases, apt, wheels) add their resolution here, so a lock
 // file can record exactly this.
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +22,33 @@ struct LayerPlan {
   std::string name;        // the recipe's layer name
   std::string created_by;  // the history line: which recipe step made it
   std::vector<Entry> entries;
+  std::string step;        // the step that planned it ("files", "python", ...), set by apply_step_output
+};
+
+// One thing a step resolved to exact content: the future lock-file entry and SBOM component.
+struct ResolvedComponent {
+  std::string kind;     // "python-interpreter", "python-package", "rocm", "apt-package", ...
+  std::string name;
+  std::string version;
+  std::string url;      // where it came from, credentials removed
+  std::string sha256;   // hex, of the file the url names; empty when not known (kResolve without a hash)
+  uint64_t size = 0;    // bytes of that file; 0 when not known
+  std::string origin;   // the index, repository or registry it was found on
+  std::string layer;    // the layer it went into; empty when it has none of its own
+};
+
+// What a step's resolution looks like in `--resolved` and `--metadata-file` ({"python": {...}}).
+// A step keeps its record typed and says how to write it; only the edges call to_json().
+class StepRecord {
+ public:
+  virtual ~StepRecord() = default;
+  virtual nlohmann::json to_json() const = 0;
+};
+
+// A component a step resolved, with the step's name.
+struct PlannedComponent {
+  std::string step;
+  ResolvedComponent component;
 };
 
 // The image a recipe builds on (anything but scratch), already resolved to exact content.
@@ -40,10 +69,14 @@ struct BuildPlan {
   std::vector<LayerPlan> layers;
   std::map<std::string, std::string> annotations;  // manifest annotations
   std::vector<std::string> tags;
-  // What the ecosystem steps resolved ({"python": {...}}): exact versions, files and hashes, the
-  // content of a later lock file. Written by `build --resolved FILE` and `--metadata-file`.
-  nlohmann::json resolution = nlohmann::json::object();
+  // What the steps resolved, typed: every component (the content of a later lock file and SBOM),
+  // and each step's record ({"python": ...} in `build --resolved FILE` and `--metadata-file`).
+  std::vector<PlannedComponent> components;
+  std::vector<std::pair<std::string, std::shared_ptr<const StepRecord>>> records;
 };
+
+// The records as `--resolved` and `--metadata-file` write them: {"python": {...}, "rocm": {...}}.
+nlohmann::json resolution_json(const BuildPlan& plan);
 
 struct PlanOptions {
   int64_t source_date_epoch = 0;
@@ -55,12 +88,15 @@ struct PlanOptions {
   std::function<BaseImage(const std::string& base, const Platform& platform)> resolve_base;
 };
 
+// The base step: the plan's name, tags and annotations, the base image, and the config with the
+// recipe's own values (env, user, workdir, entrypoint, cmd, labels). No layers: the steps
+// (plan/steps.hpp) add those.
 BuildPlan make_plan(const recipe::Recipe& recipe, const PlanOptions& options);
 
 std::string rfc3339(int64_t epoch_seconds);
 
-// Sets NAME=value in an image config's Env array (`env`, made an array if it is not), replacing an
-// existing NAME in place so the variable keeps its position.
+// Sets NAME=value in an image config's Env array (`env`, made an array if it is not), replacing
+// every existing NAME=... in place so the variable keeps its position, or appending it.
 void set_env_var(nlohmann::json& env, const std::string& name, const std::string& value);
 
 }  // namespace rp

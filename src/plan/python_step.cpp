@@ -46,10 +46,12 @@ bool glob_matches(const std::string& pattern, const std::string& name) {
 // The image as the python section sees it: the base's layers, then the layers of earlier steps.
 // Scanning base layers costs a decompression of each, so it is done only when the interpreter's
 // facts are not cached yet.
-python::Interpreter find_interpreter(const BuildPlan& plan, const std::vector<Entry>& extra_entries,
-                                     const std::string& path, const Platform& platform, ContentStore& store) {
+python::Interpreter find_interpreter(const StepContext& context, const std::vector<Entry>& extra_entries,
+                                     const std::string& path) {
+  const BuildPlan& plan = context.plan;
+  ContentStore& store = *context.store;
   Sha256 key;
-  key.update("interpreter-v1\n" + path + "\n" + platform.str() + "\n");
+  key.update("interpreter-v1\n" + path + "\n" + context.platform().str() + "\n");
   for (const auto& l : plan.base.layers) key.update(l.blob.digest + "\n");
   auto add_entries_to_key = [&key](const std::vector<Entry>& entries) {
     for (const auto& e : entries) {
@@ -67,12 +69,9 @@ python::Interpreter find_interpreter(const BuildPlan& plan, const std::vector<En
       // A record from another version of rockpack: read the image again.
     }
   }
-  RootfsView view;
-  for (const auto& l : plan.base.layers)
-    view.add_layer(store, l.blob, [](std::string_view p) { return python::interpreter_file_of_interest(p); });
-  for (const auto& l : plan.layers) view.add_entries(l.entries);
+  RootfsView view = context.rootfs([](std::string_view p) { return python::interpreter_file_of_interest(p); });
   view.add_entries(extra_entries);
-  python::Interpreter interpreter = python::read_interpreter(view, path, platform);
+  python::Interpreter interpreter = python::read_interpreter(view, path, context.platform());
   store.put_record("python-interpreter", cache_key, interpreter.to_json());
   return interpreter;
 }
@@ -96,9 +95,13 @@ python::Requirement parse_recipe_requirement(const std::string& text, const reci
   }
 }
 
-Requirements collect_requirements(const recipe::PythonSection& py) {
+Requirements collect_requirements(const recipe::PythonSection& py, const PythonAdditions& additions) {
   Requirements out;
-  for (const auto& [text, where] : py.packages) out.requirements.push_back(parse_recipe_requirement(text, where));
+  for (const auto& [text, where] : py.packages)
+    out.requirements.push_back(
+        parse_recipe_requirement(additions.adjust_package ? additions.adjust_package(text) : text, where));
+  for (const auto& [text, where] : additions.packages)
+    out.requirements.push_back(parse_recipe_requirement(text, where));
   auto add_file = [&out](const python::RequirementsFile& file) {
     for (const auto& line : file.requirements) {
       out.requirements.push_back(line.requirement);
@@ -160,7 +163,9 @@ std::string display_url(const std::string& url) {
 // one index's packages rebuilds only that layer.
 class LayerAssigner {
  public:
-  LayerAssigner(const recipe::PythonSection& py, const std::vector<python::IndexSource>& indexes) : py_(py) {
+  // `section` has the effective indexes and layers (the python section's with any additions).
+  LayerAssigner(const recipe::PythonSection& section, const std::vector<python::IndexSource>& indexes) : py_(section) {
+    const recipe::PythonSection& py = section;
     for (size_t i = 0; i < indexes.size(); ++i) {
       std::string name = i < py.indexes.size() && !py.indexes[i].layer.empty()
                              ? py.indexes[i].layer
@@ -198,7 +203,7 @@ class LayerAssigner {
   }
 
  private:
-  const recipe::PythonSection& py_;
+  const recipe::PythonSection& py_;  // the caller keeps it alive
   std::map<std::string, std::string> index_layers_;  // index URL -> layer
   std::map<std::string, std::string> wheel_layers_;  // direct wheel URL -> layer
 };
@@ -210,69 +215,114 @@ std::string describe_packages(const std::vector<std::string>& names) {
   return s;
 }
 
-}  // namespace
 
-PythonStepResult plan_python(const recipe::Recipe& recipe, const BuildPlan& plan, const PythonStepOptions& options) {
-  const recipe::PythonSection& py = *recipe.python;
-  ContentStore& store = *options.store;
-  PythonStepResult result;
-  std::string origin = py.where.str();
+// ---- the parts of plan_python ---------------------------------------------------------------
 
-  // 1. The interpreter: one of the image's, or a standalone archive unpacked at its prefix.
-  std::vector<Entry> interpreter_entries;
-  std::string interpreter_path;
-  nlohmann::json standalone_json;
+// The section as resolved: another step's indexes first (the section's own with the same URL
+// dropped), its layers after the section's (unless the section names them itself).
+recipe::PythonSection with_additions(const recipe::PythonSection& section, const PythonAdditions& additions) {
+  recipe::PythonSection out = section;
+  if (!additions.leading_indexes.empty()) {
+    std::vector<recipe::PythonIndex> indexes = additions.leading_indexes;
+    for (const auto& ix : section.indexes)
+      if (std::none_of(indexes.begin(), indexes.end(), [&](const auto& r) { return r.url == ix.url; }))
+        indexes.push_back(ix);
+    out.indexes = std::move(indexes);
+  }
+  for (const auto& layer : additions.layers) {
+    bool named = std::any_of(out.layers.begin(), out.layers.end(), [&](const auto& l) { return l.first == layer.first; });
+    if (!named) out.layers.push_back(layer);
+  }
+  return out;
+}
+
+// 1. The interpreter: one of the image's, or a standalone archive unpacked at its prefix (its layer).
+struct PlannedInterpreter {
+  python::Interpreter interpreter;
+  std::optional<LayerPlan> layer;    // the standalone archive's files
+  nlohmann::json standalone;         // {url, sha256, prefix} of the archive; null without one
+  std::string standalone_bin;        // "<prefix>/bin" of the archive; empty without one
+};
+
+PlannedInterpreter plan_interpreter(const StepContext& context, const recipe::PythonSection& py) {
+  ContentStore& store = *context.store;
+  PlannedInterpreter out;
+  std::vector<Entry> entries;
+  std::string path;
   if (py.standalone) {
     const recipe::PythonStandalone& s = *py.standalone;
     DownloadJob job{s.path ? file_url(*s.path) : s.url, s.sha256, {}, "the standalone Python archive"};
     std::string archive_name = job.url.substr(job.url.find_last_of('/') + 1);
-    DownloadResult got = download_all(store, {job}, options.downloads).front();
-    interpreter_entries =
-        python::standalone_entries(store, got.digest, archive_name, s.prefix, s.strip, s.where.str());
-    interpreter_path = s.prefix + "/bin/python3";
-    standalone_json = {{"url", net::redact_url(job.url)}, {"sha256", s.sha256}, {"prefix", s.prefix}};
+    DownloadResult got = download_all(store, {job}, context.downloads).front();
+    entries = python::standalone_entries(store, got.digest, archive_name, s.prefix, s.strip, s.where.str());
+    path = s.prefix + "/bin/python3";
+    out.standalone = {{"url", net::redact_url(job.url)}, {"sha256", s.sha256}, {"prefix", s.prefix}};
+    out.standalone_bin = s.prefix + "/bin";
   } else {
-    interpreter_path = *py.interpreter;
+    path = *py.interpreter;
   }
-  python::Interpreter interpreter =
-      find_interpreter(plan, interpreter_entries, interpreter_path, recipe.platform, store);
+  out.interpreter = find_interpreter(context, entries, path);
+  const python::Interpreter& interpreter = out.interpreter;
   spdlog::info("python: {} ({}, {} {})", interpreter.real_executable, interpreter.version, interpreter.libc,
                interpreter.libc_version);
-  if (!interpreter_entries.empty()) {
-    finalize_entries(interpreter_entries);
-    result.layers.push_back({kInterpreterLayer, "rockpack python: standalone CPython " + interpreter.version +
-                                                    " at " + py.standalone->prefix + " (" + recipe.file.filename().string() + ")",
-                             std::move(interpreter_entries)});
-    if (!py.venv) result.path_prefixes.push_back(py.standalone->prefix + "/bin");
+  if (!entries.empty()) {
+    finalize_entries(entries);
+    out.layer = LayerPlan{kInterpreterLayer,
+                          "rockpack python: standalone CPython " + interpreter.version + " at " + py.standalone->prefix +
+                              " (" + context.recipe.file.filename().string() + ")",
+                          std::move(entries), {}};
   }
+  return out;
+}
 
-  // 2. Where packages go: a venv made here, or the interpreter's own scheme.
+// 2. Where packages go: a venv made here (its layer, VIRTUAL_ENV and PATH), or the interpreter's
+// own scheme (refused for an EXTERNALLY-MANAGED interpreter unless the recipe insists).
+struct InstallTarget {
   python::InstallScheme scheme;
+  std::optional<LayerPlan> venv_layer;
+  std::vector<std::pair<std::string, std::string>> env;
+  std::string bin;  // the venv's bin directory, for PATH; empty without a venv
+};
+
+InstallTarget install_target(const python::Interpreter& interpreter, const recipe::PythonSection& py,
+                             const std::string& recipe_file) {
+  InstallTarget out;
+  std::string origin = py.where.str();
   if (py.venv) {
     std::vector<Entry> venv = python::venv_entries(interpreter, *py.venv, origin);
     finalize_entries(venv);
-    result.layers.push_back({kVenvLayer, "rockpack python: venv " + *py.venv + " (" + recipe.file.filename().string() + ")",
-                             std::move(venv)});
-    scheme = python::venv_scheme(interpreter, *py.venv);
-    result.env.push_back({"VIRTUAL_ENV", *py.venv});
-    result.path_prefixes.push_back(*py.venv + "/bin");
-  } else {
-    if (interpreter.externally_managed && !py.break_system_packages)
-      throw InputError(origin + ": " + interpreter.real_executable +
-                           " is marked EXTERNALLY-MANAGED (PEP 668): its packages belong to the distribution",
-                       "install into a virtual environment (python: venv: /opt/venv), or set "
-                       "python: break_system_packages: true if you really mean to");
-    scheme = interpreter.system_scheme;
+    out.venv_layer = LayerPlan{kVenvLayer, "rockpack python: venv " + *py.venv + " (" + recipe_file + ")", std::move(venv), {}};
+    out.scheme = python::venv_scheme(interpreter, *py.venv);
+    out.env.push_back({"VIRTUAL_ENV", *py.venv});
+    out.bin = *py.venv + "/bin";
+    return out;
   }
+  if (interpreter.externally_managed && !py.break_system_packages)
+    throw InputError(origin + ": " + interpreter.real_executable +
+                         " is marked EXTERNALLY-MANAGED (PEP 668): its packages belong to the distribution",
+                     "install into a virtual environment (python: venv: /opt/venv), or set "
+                     "python: break_system_packages: true if you really mean to");
+  out.scheme = interpreter.system_scheme;
+  return out;
+}
 
-  // 3. Requirements and indexes.
-  Requirements reqs = collect_requirements(py);
+// 3. The indexes searched: the section's, then those requirements files name.
+std::vector<python::IndexSource> index_sources(const recipe::PythonSection& py, const Requirements& reqs) {
   std::vector<python::IndexSource> indexes;
   for (const auto& i : py.indexes) indexes.push_back({i.url, i.netrc, i.username_env, i.password_env, i.packages});
   for (const auto& extra : reqs.extra_indexes) {
     bool known = std::any_of(indexes.begin(), indexes.end(), [&](const auto& i) { return i.url == extra.url; });
     if (!known) indexes.push_back(extra);
   }
+  return indexes;
+}
+
+// 4. The finder the resolver asks: indexes, find-links, hash pins, yanked files pinned exactly.
+std::unique_ptr<python::PackageFinder> make_finder(const StepContext& context, const recipe::PythonSection& py,
+                                                   const Requirements& reqs,
+                                                   const std::vector<python::IndexSource>& indexes,
+                                                   const python::Interpreter& interpreter,
+                                                   const PythonAdditions& additions) {
   python::FinderOptions finder_options;
   finder_options.indexes = indexes;
   finder_options.find_links = py.find_links;
@@ -280,31 +330,33 @@ PythonStepResult plan_python(const recipe::Recipe& recipe, const BuildPlan& plan
   finder_options.strategy = py.index_strategy == recipe::IndexStrategy::kUnsafeBestMatch
                                 ? python::IndexStrategy::kUnsafeBestMatch
                                 : python::IndexStrategy::kFirstIndex;
-  finder_options.store = &store;
-  finder_options.native_sdist = options.native_sdist;
-  finder_options.client.verify_tls = options.downloads.verify_tls;
-  finder_options.remote.verify_tls = options.downloads.verify_tls;
+  finder_options.store = context.store;
+  finder_options.native_sdist = additions.native_sdist;
+  finder_options.client.verify_tls = context.downloads.verify_tls;
+  finder_options.remote.verify_tls = context.downloads.verify_tls;
   // A wheel the recipe lists with `verify: false` is the only way to accept a file without a hash.
   finder_options.require_hashes =
       std::none_of(py.wheels.begin(), py.wheels.end(), [](const recipe::PythonWheel& w) { return !w.verify; });
-  python::PackageFinder finder(finder_options, interpreter.tag_policy(), interpreter.version);
-  for (const auto& [name, hashes] : reqs.hashes) finder.pin_hashes(name, hashes);
+  auto finder = std::make_unique<python::PackageFinder>(finder_options, interpreter.tag_policy(), interpreter.version);
+  for (const auto& [name, hashes] : reqs.hashes) finder->pin_hashes(name, hashes);
   for (const auto& r : reqs.requirements) {
     const auto& specs = r.specifier.specifiers();
     if (specs.size() == 1 && specs[0].op() == python::Specifier::Op::kEqual && !specs[0].wildcard())
-      finder.allow_yanked(r.normalized_name(), specs[0].version());
+      finder->allow_yanked(r.normalized_name(), specs[0].version());
   }
+  return finder;
+}
 
-  // 4. Resolution.
-  python::ResolverOptions resolver_options;
-  resolver_options.environment = interpreter.marker_environment();
-  resolver_options.prereleases = prerelease_policy(py.prerelease, reqs.pre);
-  resolver_options.constraints = reqs.constraints;
-  std::vector<python::ResolvedPackage> resolved = python::resolve(reqs.requirements, finder, resolver_options);
-  spdlog::info("python: resolved {} package{}", resolved.size(), resolved.size() == 1 ? "" : "s");
+// 5. Downloads: every wheel into the store, checked against its sha256 (or its pins) before anything
+// uses it.
+struct DownloadedWheel {
+  python::WheelArtifact artifact;
+  DownloadResult file;
+};
 
-  // 5. Downloads: every wheel into the store, checked against its sha256 before anything uses it.
-  std::vector<python::WheelArtifact> artifacts;
+std::vector<DownloadedWheel> download_verified(const StepContext& context, python::PackageFinder& finder,
+                                               const std::vector<python::ResolvedPackage>& resolved) {
+  std::vector<DownloadedWheel> out;
   std::vector<DownloadJob> jobs;
   for (const auto& p : resolved) {
     python::WheelArtifact a = finder.artifact(p.name, python::Candidate{p.version, p.url});
@@ -312,101 +364,171 @@ PythonStepResult plan_python(const recipe::Recipe& recipe, const BuildPlan& plan
     std::string expected = a.sha256.empty() && a.accepted_sha256.size() == 1 ? a.accepted_sha256[0] : a.sha256;
     jobs.push_back({a.url, expected, finder.auth_headers_for(a.url),
                     p.name + " " + p.version.to_string() + " (" + a.filename + ")"});
-    artifacts.push_back(std::move(a));
+    out.push_back({std::move(a), {}});
   }
   DownloadStats stats;
-  std::vector<DownloadResult> files = download_all(store, jobs, options.downloads, &stats);
+  std::vector<DownloadResult> files = download_all(*context.store, jobs, context.downloads, &stats);
   for (size_t i = 0; i < files.size(); ++i) {
-    const auto& accepted = artifacts[i].accepted_sha256;
+    const auto& accepted = out[i].artifact.accepted_sha256;
     std::string got = digest_hex(files[i].digest);
     if (!accepted.empty() && std::find(accepted.begin(), accepted.end(), got) == accepted.end())
       throw InputError(jobs[i].what + " has sha256 " + got + ", which matches none of its pins (--hash or the recipe's sha256:)",
                        "the file on the index is not the one that was pinned; nothing from it was installed");
+    out[i].file = files[i];
   }
   spdlog::info("python: {} wheel{} downloaded ({:.1f} MB), {} already in the store", stats.files_fetched,
                stats.files_fetched == 1 ? "" : "s", stats.bytes_fetched / 1e6, stats.files_cached);
+  return out;
+}
 
-  // 6. Install plans: each wheel's members become entries streaming from the stored wheel.
+// 6. Install plans: each wheel's members become entries streaming from the stored wheel; then the
+// hook, and the check that no two wheels write one file.
+std::vector<python::InstalledWheel> install_all(const StepContext& context, const std::vector<python::ResolvedPackage>& resolved,
+                                                const std::vector<DownloadedWheel>& wheels,
+                                                const python::InstallScheme& scheme, const PythonAdditions& additions) {
+  ContentStore& store = *context.store;
   std::vector<python::InstalledWheel> installed(resolved.size());
   std::vector<std::function<void()>> work;
   for (size_t i = 0; i < resolved.size(); ++i) {
     work.push_back([&, i] {
       python::InstallOptions o;
-      o.filename = artifacts[i].filename;
+      o.filename = wheels[i].artifact.filename;
       o.requested = resolved[i].requested;
-      o.wheel_digest = files[i].digest;
-      installed[i] = artifacts[i].native_sdist
-                         ? options.native_sdist->install(store.blob_path(files[i].digest), scheme, o)
-                         : python::install_wheel(store.blob_path(files[i].digest), scheme, o);
+      o.wheel_digest = wheels[i].file.digest;
+      installed[i] = wheels[i].artifact.native_sdist
+                         ? additions.native_sdist->install(store.blob_path(wheels[i].file.digest), scheme, o)
+                         : python::install_wheel(store.blob_path(wheels[i].file.digest), scheme, o);
     });
   }
   run_parallel(work, 4);
-  if (options.after_install) options.after_install(installed, scheme);
+  if (additions.after_install) additions.after_install(installed, scheme);
   for (const auto& w : installed)
     for (const auto& warning : w.warnings) spdlog::warn("{}: {}", w.filename, warning);
   // Two wheels writing one file is an error even when they land in different layers: the image
   // would depend on layer order.
   (void)python::merge_installed_wheels(installed);
+  return installed;
+}
 
-  LayerAssigner assigner(py, indexes);
+// 7. Layers: each package into its layer (LayerAssigner), layers in image order; the records.
+// `installed` is empty in kResolve mode: the layers are then listed without entries.
+void assign_layers(const recipe::PythonSection& effective, const std::vector<python::IndexSource>& indexes,
+                   const std::vector<python::ResolvedPackage>& resolved, const std::vector<DownloadedWheel>& wheels,
+                   std::vector<python::InstalledWheel> installed, const std::string& recipe_file,
+                   PythonStepResult& result) {
+  LayerAssigner assigner(effective, indexes);
   std::map<std::string, std::vector<python::InstalledWheel>> by_layer;
   std::map<std::string, std::vector<std::string>> names_by_layer;
-  nlohmann::json packages = nlohmann::json::array();
   for (size_t i = 0; i < resolved.size(); ++i) {
-    std::string layer = assigner.layer_for(resolved[i].name, artifacts[i]);
+    const python::WheelArtifact& artifact = wheels[i].artifact;
+    std::string layer = assigner.layer_for(resolved[i].name, artifact);
     names_by_layer[layer].push_back(resolved[i].name + "==" + resolved[i].version.to_string());
-    packages.push_back({{"name", resolved[i].name},
-                        {"version", resolved[i].version.to_string()},
-                        {"filename", artifacts[i].filename},
-                        {"url", net::redact_url(artifacts[i].url)},
-                        {"sha256", digest_hex(files[i].digest)},
-                        {"size", files[i].size},
-                        {"index", artifacts[i].index},
-                        {"layer", layer},
-                        {"requested", resolved[i].requested},
-                        {"extras", resolved[i].extras},
-                        {"required_by", resolved[i].required_by}});
-    by_layer[layer].push_back(std::move(installed[i]));
+    PythonPackageRecord p;
+    p.component.kind = "python-package";
+    p.component.name = resolved[i].name;
+    p.component.version = resolved[i].version.to_string();
+    p.component.url = net::redact_url(artifact.url);
+    p.component.sha256 = wheels[i].file.digest.empty() ? artifact.sha256 : digest_hex(wheels[i].file.digest);
+    p.component.size = wheels[i].file.digest.empty() ? artifact.size.value_or(0) : wheels[i].file.size;
+    p.component.origin = artifact.index;
+    p.component.layer = layer;
+    p.filename = artifact.filename;
+    p.requested = resolved[i].requested;
+    p.extras = resolved[i].extras;
+    p.required_by = resolved[i].required_by;
+    result.record->packages.push_back(std::move(p));
+    by_layer[layer];
+    if (!installed.empty()) by_layer[layer].push_back(std::move(installed[i]));
   }
   for (const auto& name : assigner.order()) {
     auto it = by_layer.find(name);
     if (it == by_layer.end()) continue;
-    result.layers.push_back({name,
-                             "rockpack python: " + describe_packages(names_by_layer[name]) + " (" +
-                                 recipe.file.filename().string() + ")",
-                             python::merge_installed_wheels(it->second)});
+    result.layers.push_back({name, "rockpack python: " + describe_packages(names_by_layer[name]) + " (" + recipe_file + ")",
+                             installed.empty() ? std::vector<Entry>{} : python::merge_installed_wheels(it->second), {}});
   }
+}
 
-  nlohmann::json interp = interpreter.to_json();
-  if (!standalone_json.is_null()) interp["standalone"] = standalone_json;
-  result.resolution = {{"interpreter", interp},
-                       {"target", py.venv ? *py.venv : scheme.prefix},
-                       {"index_strategy", py.index_strategy == recipe::IndexStrategy::kFirstIndex ? "first-index"
-                                                                                                 : "unsafe-best-match"},
-                       {"packages", packages}};
-  result.scheme = scheme;
+}  // namespace
+
+nlohmann::json PythonRecord::to_json() const {
+  nlohmann::json packages_json = nlohmann::json::array();
+  for (const auto& p : packages)
+    packages_json.push_back({{"name", p.component.name},
+                             {"version", p.component.version},
+                             {"filename", p.filename},
+                             {"url", p.component.url},
+                             {"sha256", p.component.sha256},
+                             {"size", p.component.size},
+                             {"index", p.component.origin},
+                             {"layer", p.component.layer},
+                             {"requested", p.requested},
+                             {"extras", p.extras},
+                             {"required_by", p.required_by}});
+  return {{"interpreter", interpreter},
+          {"target", target},
+          {"index_strategy", index_strategy == recipe::IndexStrategy::kFirstIndex ? "first-index" : "unsafe-best-match"},
+          {"packages", packages_json}};
+}
+
+PythonStepResult plan_python(const StepContext& context, const recipe::PythonSection& section,
+                             const PythonAdditions& additions) {
+  const recipe::PythonSection py = with_additions(section, additions);
+  const std::string recipe_file = context.recipe.file.filename().string();
+  PythonStepResult result;
+  Requirements reqs = collect_requirements(py, additions);
+  if (context.mode == StepMode::kOffline) return result;  // the rest reads the image and the indexes
+
+  PlannedInterpreter interp = plan_interpreter(context, py);
+  if (interp.layer) result.layers.push_back(std::move(*interp.layer));
+  InstallTarget target = install_target(interp.interpreter, py, recipe_file);
+  if (target.venv_layer) result.layers.push_back(std::move(*target.venv_layer));
+  for (const auto& [k, v] : target.env) result.env.push_back({EnvChange::Kind::kSet, k, v});
+  // PATH: the venv's bin, or else the standalone interpreter's.
+  std::string bin = !target.bin.empty() ? target.bin : interp.standalone_bin;
+  if (!bin.empty()) result.env.push_back({EnvChange::Kind::kPrependPath, "PATH", bin + ":"});
+  result.scheme = target.scheme;
+
+  std::vector<python::IndexSource> indexes = index_sources(py, reqs);
+  auto finder = make_finder(context, py, reqs, indexes, interp.interpreter, additions);
+  python::ResolverOptions resolver_options;
+  resolver_options.environment = interp.interpreter.marker_environment();
+  resolver_options.prereleases = prerelease_policy(py.prerelease, reqs.pre);
+  resolver_options.constraints = reqs.constraints;
+  std::vector<python::ResolvedPackage> resolved = python::resolve(reqs.requirements, *finder, resolver_options);
+  spdlog::info("python: resolved {} package{}", resolved.size(), resolved.size() == 1 ? "" : "s");
+
+  result.record = std::make_shared<PythonRecord>();
+  result.record->interpreter = interp.interpreter.to_json();
+  if (!interp.standalone.is_null()) result.record->interpreter["standalone"] = interp.standalone;
+  result.record->target = py.venv ? *py.venv : target.scheme.prefix;
+  result.record->index_strategy = py.index_strategy;
+
+  std::vector<DownloadedWheel> wheels;
+  std::vector<python::InstalledWheel> installed;
+  if (context.mode == StepMode::kBuild) {
+    wheels = download_verified(context, *finder, resolved);
+    installed = install_all(context, resolved, wheels, target.scheme, additions);
+  } else {
+    for (const auto& p : resolved) wheels.push_back({finder->artifact(p.name, python::Candidate{p.version, p.url}), {}});
+  }
+  assign_layers(py, indexes, resolved, wheels, std::move(installed), recipe_file, result);
   return result;
 }
 
-void apply_python_step(BuildPlan& plan, const recipe::Recipe& recipe, PythonStepResult result) {
-  for (auto& l : result.layers) plan.layers.push_back(std::move(l));
-  std::set<std::string> recipe_env;
-  for (const auto& [k, v] : recipe.env) recipe_env.insert(k);
-  nlohmann::json& env = plan.config["config"]["Env"];
-  if (!env.is_array()) env = nlohmann::json::array();
-  for (const auto& [k, v] : result.env)
-    if (!recipe_env.count(k)) set_env_var(env, k, v);
-  if (!result.path_prefixes.empty() && !recipe_env.count("PATH")) {
-    std::string path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-    for (const auto& e : env) {
-      std::string s = e.get<std::string>();
-      if (s.rfind("PATH=", 0) == 0) path = s.substr(5);
-    }
-    std::string prefix;
-    for (const auto& p : result.path_prefixes) prefix += p + ":";
-    set_env_var(env, "PATH", prefix + path);
+StepOutput python_step_output(PythonStepResult result) {
+  StepOutput out;
+  out.layers = std::move(result.layers);
+  out.config.env = std::move(result.env);
+  out.config.ensure_env = true;
+  if (result.record) {
+    for (const auto& p : result.record->packages) out.components.push_back(p.component);
+    out.records.emplace_back("python", std::move(result.record));
   }
-  plan.resolution["python"] = std::move(result.resolution);
+  return out;
+}
+
+StepOutput PythonStep::plan(const StepContext& context) const {
+  return python_step_output(plan_python(context, *context.recipe.python));
 }
 
 }  // namespace rp

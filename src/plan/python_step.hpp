@@ -2,56 +2,90 @@
 // The recipe's `python:` section, planned: which interpreter the image has (read from its files),
 // which wheels satisfy the requirements (resolved against the indexes), their download into the
 // store, and the layers that install them. Everything Python-specific happens in src/python/; this
-// file only strings those pieces together in the order a build needs them:
+// file only strings those pieces together in the order a build needs them, one named part each:
 //
-//   interpreter archive (standalone) -> interpreter facts -> venv -> requirements -> resolution
-//   -> downloads (parallel, verified) -> one install plan per wheel -> layers
+//   interpreter (the image's, or a standalone archive) -> install target (venv or the interpreter's
+//   scheme) -> requirements -> package finder -> resolution -> downloads (parallel, verified)
+//   -> one install plan per wheel -> layers and the resolution record
+//
+// The rocm step (rocm_step.cpp) drives the same resolution with typed PythonAdditions: its indexes
+// first, the `rocm[...]` requirement, its layers, the native sdist and the devel expansion hook.
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "fetch/downloader.hpp"
-#include "plan/plan.hpp"
+#include "plan/step.hpp"
 #include "python/install_scheme.hpp"
+#include "python/interpreter.hpp"
 #include "python/native_sdist.hpp"
 #include "python/wheel_installer.hpp"
 #include "recipe/model.hpp"
-#include "store/content_store.hpp"
 
 namespace rp {
 
-struct PythonStepOptions {
-  ContentStore* store = nullptr;  // required
-  DownloadOptions downloads;
-  // Ecosystem hooks (TheRock, src/plan/rocm_step.cpp): the one project installed from its sdist
-  // without building it, and a last change to the installed wheels before they become layers
-  // (expanding a devel tarball). Both may be empty.
+// What another step adds to the python section, typed (no rewritten recipe).
+struct PythonAdditions {
+  // Indexes searched before the section's own (a section index with the same URL is dropped).
+  std::vector<recipe::PythonIndex> leading_indexes;
+  // Requirements added after the section's `packages:` (and before its requirements files).
+  std::vector<std::pair<std::string, recipe::SourceLocation>> packages;
+  // Applied to each of the section's `packages:` strings before they are parsed.
+  std::function<std::string(const std::string&)> adjust_package;
+  // Named layers after the section's `layers:` (skipped when the section names the layer itself).
+  std::vector<std::pair<std::string, std::vector<std::string>>> layers;
+  // The one project installed from its sdist without building it, and a last change to the
+  // installed wheels before they become layers (expanding a devel tarball). Both may be empty.
   std::shared_ptr<python::NativeSdist> native_sdist;
   std::function<void(std::vector<python::InstalledWheel>& wheels, const python::InstallScheme& scheme)> after_install;
 };
 
-struct PythonStepResult {
-  std::vector<LayerPlan> layers;  // interpreter, venv and package layers, in image order
-  // Variables the image needs to use what was installed (VIRTUAL_ENV, PATH with the venv or the
-  // standalone interpreter first); `PATH` values are prefixes to put in front of the existing PATH.
-  std::vector<std::pair<std::string, std::string>> env;
-  std::vector<std::string> path_prefixes;
-  // What was resolved: interpreter facts and every package's name, version, file, URL, sha256 and
-  // index. The shape a lock file records (docs/python.md, "Resolution output").
-  nlohmann::json resolution;
-  python::InstallScheme scheme;  // where packages went (site-packages, scripts)
+// One resolved package: its component (name, version, url, sha256, size, index, layer) and how the
+// resolver came to it.
+struct PythonPackageRecord {
+  ResolvedComponent component;
+  std::string filename;
+  bool requested = false;
+  std::vector<std::string> extras;
+  std::vector<std::string> required_by;
 };
 
-// Plans the python section on top of `plan` (its base and the layers of earlier steps are what the
-// interpreter is looked up in). Downloads what the resolution needs into the store.
-PythonStepResult plan_python(const recipe::Recipe& recipe, const BuildPlan& plan, const PythonStepOptions& options);
+// What the python section resolved; to_json() is the "python" object of `--resolved`
+// (docs/python.md, "Resolution output").
+struct PythonRecord final : StepRecord {
+  nlohmann::json interpreter;  // python::Interpreter::to_json(), with "standalone" when one was unpacked
+  std::string target;          // the venv, or the interpreter's prefix
+  recipe::IndexStrategy index_strategy = recipe::IndexStrategy::kFirstIndex;
+  std::vector<PythonPackageRecord> packages;
+  nlohmann::json to_json() const override;
+};
 
-// Adds the result to the plan: layers after the recipe's own, PATH and VIRTUAL_ENV into the config
-// (recipe `env:` values still win), and the resolution for the build's outputs.
-void apply_python_step(BuildPlan& plan, const recipe::Recipe& recipe, PythonStepResult result);
+struct PythonStepResult {
+  std::vector<LayerPlan> layers;  // interpreter, venv and package layers, in image order
+  std::vector<EnvChange> env;     // VIRTUAL_ENV, then PATH with the venv or the standalone bin first
+  std::shared_ptr<PythonRecord> record;  // null in StepMode::kOffline
+  python::InstallScheme scheme;          // where packages went (site-packages, scripts)
+};
+
+// Plans `section` (with `additions`) on top of the image in `context`. In kBuild mode downloads what
+// the resolution needs into the store; in kResolve mode stops after the resolution (package layers
+// are listed without entries); in kOffline mode only parses requirements and wheel names.
+PythonStepResult plan_python(const StepContext& context, const recipe::PythonSection& section,
+                             const PythonAdditions& additions = {});
+
+// The `python:` section of a recipe without `rocm:` (which drives python itself).
+class PythonStep final : public Step {
+ public:
+  std::string name() const override { return "python"; }
+  bool applies(const recipe::Recipe& recipe) const override { return recipe.python && !recipe.rocm; }
+  StepOutput plan(const StepContext& context) const override;
+};
+
+// A python result as a step output: layers, Env changes, packages as components, the record.
+StepOutput python_step_output(PythonStepResult result);
 
 }  // namespace rp

@@ -3,10 +3,12 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <optional>
 #include <cstdlib>
 #include <set>
 
 #include "image/rootfs_view.hpp"
+#include "plan/python_step.hpp"
 #include "net/url.hpp"
 #include "python/index_client.hpp"
 #include "python/native_sdist.hpp"
@@ -14,6 +16,7 @@
 #include "python/text.hpp"
 #include "therock/channels.hpp"
 #include "therock/devel_expansion.hpp"
+#include "therock/dist_info.hpp"
 #include "therock/families.hpp"
 #include "therock/rocm_env.hpp"
 #include "therock/rocm_package.hpp"
@@ -35,8 +38,8 @@ std::string join(const std::vector<std::string>& parts, const std::string& sep) 
 }
 
 struct RocmIndexes {
-  std::vector<std::string> urls;  // one per family for a "{family}" URL, else one
-  std::string layout;             // "per-family", "multi-arch", or "" (read from the sdist)
+  std::vector<std::string> urls;               // one per family for a "{family}" URL, else one
+  std::optional<therock::IndexLayout> layout;  // known for a channel; else read from the sdist
 };
 
 RocmIndexes index_urls(const recipe::RocmSection& rocm, const std::vector<std::string>& families) {
@@ -45,7 +48,7 @@ RocmIndexes index_urls(const recipe::RocmSection& rocm, const std::vector<std::s
   if (auto channel = therock::find_channel(rocm.index)) {
     bool per_family = rocm.layout == recipe::RocmLayout::kPerFamily;
     url = std::string(per_family ? channel->per_family_url : channel->multi_arch_url);
-    out.layout = per_family ? "per-family" : "multi-arch";
+    out.layout = per_family ? therock::IndexLayout::kPerFamily : therock::IndexLayout::kMultiArch;
   }
   if (url.find("{family}") != std::string::npos) {
     for (const auto& f : families) out.urls.push_back(therock::expand_family(url, f));
@@ -122,56 +125,23 @@ std::string with_device_extras(const std::string& text, const std::vector<std::s
   return r.to_string();
 }
 
-// The python section the rocm step resolves: the rocm indexes first, `rocm[...]` added, and the
-// ROCm and torch packages in layers of their own (after any the recipe names itself).
-recipe::Recipe with_rocm(const recipe::Recipe& recipe, const RocmIndexes& indexes, const std::string& version,
-                         bool multi_arch) {
-  recipe::Recipe out = recipe;
-  recipe::PythonSection& py = *out.python;
-  const recipe::RocmSection& rocm = *recipe.rocm;
-  std::vector<recipe::PythonIndex> ixs;
-  for (const auto& url : indexes.urls) {
-    recipe::PythonIndex ix;
-    ix.where = rocm.index_where;
-    ix.url = url;
-    ix.layer = "python";
-    ixs.push_back(std::move(ix));
-  }
-  for (auto& ix : py.indexes) {
-    if (std::none_of(ixs.begin(), ixs.end(), [&](const auto& r) { return r.url == ix.url; })) ixs.push_back(ix);
-  }
-  py.indexes = std::move(ixs);
-  if (multi_arch)
-    for (auto& [text, where] : py.packages) text = with_device_extras(text, rocm.targets);
-  py.packages.emplace_back(rocm_requirement(rocm, version, multi_arch), rocm.where);
-  auto has_layer = [&py](const std::string& name) {
-    return std::any_of(py.layers.begin(), py.layers.end(), [&](const auto& l) { return l.first == name; });
-  };
-  if (!has_layer(kRocmLayer)) py.layers.emplace_back(kRocmLayer, std::vector<std::string>{"rocm", "rocm-sdk-*", "rocm-profiler"});
-  if (!has_layer(kTorchLayer))
-    py.layers.emplace_back(kTorchLayer, std::vector<std::string>{"torch", "amd-torch-device-*", "pytorch-triton-rocm",
-                                                                 "torchvision", "torchaudio", "triton"});
-  return out;
-}
-
 // The image's /etc/bash.bashrc (base layers and earlier steps), empty when it has none. Cached by
-// the layers' digests: reading it means decompressing the base.
-std::string read_bashrc(const BuildPlan& plan, ContentStore& store) {
+// the base layers' digests: reading it means decompressing the base.
+std::string read_bashrc(const StepContext& context) {
   const std::string path = "etc/bash.bashrc";
+  ContentStore& store = *context.store;
   Sha256 key;
   key.update("bashrc-v1\n");
-  for (const auto& l : plan.base.layers) key.update(l.blob.digest + "\n");
+  for (const auto& l : context.plan.base.layers) key.update(l.blob.digest + "\n");
   std::string cache_key = digest_hex(key.finish_digest());
   bool planned = false;
-  for (const auto& l : plan.layers)
+  for (const auto& l : context.plan.layers)
     for (const auto& e : l.entries) planned = planned || e.path == path;
   if (!planned) {
     if (auto cached = store.get_record("image-bashrc", cache_key); cached && cached->contains("text"))
       return (*cached)["text"].get<std::string>();
   }
-  RootfsView view;
-  for (const auto& l : plan.base.layers) view.add_layer(store, l.blob, [&](std::string_view p) { return p == path; });
-  for (const auto& l : plan.layers) view.add_entries(l.entries);
+  RootfsView view = context.rootfs([&](std::string_view p) { return p == path; });
   std::string text = view.read(path, 1 << 20).value_or("");
   if (!planned) store.put_record("image-bashrc", cache_key, {{"text", text}});
   return text;
@@ -187,67 +157,86 @@ Entry text_file(const std::string& path, std::string text, const std::string& or
   return e;
 }
 
-std::string package_version(const nlohmann::json& resolution, const std::string& name) {
-  if (!resolution.contains("packages")) return {};
-  for (const auto& p : resolution["packages"])
-    if (p.value("name", "") == name) return p.value("version", "");
-  return {};
-}
-
 }  // namespace
 
-void apply_rocm_step(BuildPlan& plan, const recipe::Recipe& recipe, PythonStepOptions options) {
+nlohmann::json RocmRecord::to_json() const {
+  return {{"version", version},       {"layout", layout},       {"targets", targets},
+          {"families", families},     {"indexes", indexes},     {"components", components},
+          {"expand_devel", expand_devel}, {"root", root}};
+}
+
+StepOutput RocmStep::plan(const StepContext& context) const {
+  const recipe::Recipe& recipe = context.recipe;
   const recipe::RocmSection& rocm = *recipe.rocm;
-  ContentStore& store = *options.store;
   const std::vector<std::string> families = therock::families_for(rocm.targets);
 
   // 1. Where, and which version.
   RocmIndexes indexes = index_urls(rocm, families);
-  RocmOnIndex first = rocm_on_index(indexes.urls.front(), options.downloads, rocm);
+  if (context.mode == StepMode::kOffline) {
+    if (rocm.version != "latest") (void)python::Version::parse(rocm.version);
+    return python_step_output(plan_python(context, *recipe.python));
+  }
+  ContentStore& store = *context.store;
+  RocmOnIndex first = rocm_on_index(indexes.urls.front(), context.downloads, rocm);
   const std::string version = choose_version(rocm, indexes.urls.front(), first.versions);
   spdlog::info("rocm: {} for {} ({}) from {}", version, join(rocm.targets, ";"), join(families, ","),
                join(indexes.urls, " "));
 
-  // 2. The python step with TheRock's hooks.
+  // 2. The layout decides torch's extras. Unless the channel says it, it is in the sdist: read it
+  // before resolving (it is small, and the resolver would download it anyway).
   therock::RocmPackageOptions package_options;
   package_options.targets = rocm.targets;
   package_options.families_from_indexes = indexes.urls.size() > 1;
-  package_options.downloads = options.downloads;
+  package_options.downloads = context.downloads;
   auto package = std::make_shared<therock::RocmPackage>(store, package_options);
-  options.native_sdist = package;
-  therock::DevelExpansion expansion;
-  if (rocm.expand_devel) {
-    options.after_install = [&](std::vector<python::InstalledWheel>& wheels, const python::InstallScheme& scheme) {
-      expansion = therock::expand_devel(store, wheels, scheme.purelib.substr(1));
-    };
-  }
-  // The layout decides torch's extras, and needs the sdist: read it before resolving (it is small,
-  // and the resolver would download it anyway).
-  std::string layout = indexes.layout;
-  if (layout.empty()) {
+  std::optional<therock::IndexLayout> layout = indexes.layout;
+  if (!layout) {
     for (const auto& f : first.sdists) {
       if (python::sdist_version(f.filename, "rocm")->to_string() != version) continue;
-      (void)package->metadata({f.filename, f.url, f.sha256.value_or(""), {}, first.display_url});
-      layout = therock::layout_of(package->sdist(version).dist_info) == therock::IndexLayout::kMultiArch ? "multi-arch"
-                                                                                                         : "per-family";
+      layout = therock::layout_of(package->read_sdist({f.filename, f.url, f.sha256.value_or(""), {}, first.display_url}).dist_info);
       break;
     }
   }
-  recipe::Recipe combined = with_rocm(recipe, indexes, version, layout == "multi-arch");
-  PythonStepResult result = plan_python(combined, plan, options);
-  if (rocm.expand_devel && std::find(rocm.components.begin(), rocm.components.end(), "devel") != rocm.components.end() &&
-      !expansion.expanded)
+  const bool multi_arch = layout == therock::IndexLayout::kMultiArch;
+
+  // 3. The python step with the rocm indexes first, `rocm[...]` added, the ROCm and torch packages
+  // in layers of their own (after any the recipe names itself), and TheRock's two hooks.
+  PythonAdditions additions;
+  for (const auto& url : indexes.urls) {
+    recipe::PythonIndex ix;
+    ix.where = rocm.index_where;
+    ix.url = url;
+    ix.layer = "python";
+    additions.leading_indexes.push_back(std::move(ix));
+  }
+  if (multi_arch) additions.adjust_package = [&rocm](const std::string& text) { return with_device_extras(text, rocm.targets); };
+  additions.packages.emplace_back(rocm_requirement(rocm, version, multi_arch), rocm.where);
+  additions.layers.emplace_back(kRocmLayer, std::vector<std::string>{"rocm", "rocm-sdk-*", "rocm-profiler"});
+  additions.layers.emplace_back(kTorchLayer, std::vector<std::string>{"torch", "amd-torch-device-*", "pytorch-triton-rocm",
+                                                                      "torchvision", "torchaudio", "triton"});
+  additions.native_sdist = package;
+  therock::DevelExpansion expansion;
+  if (rocm.expand_devel) {
+    additions.after_install = [&](std::vector<python::InstalledWheel>& wheels, const python::InstallScheme& scheme) {
+      expansion = therock::expand_devel(store, wheels, scheme.purelib.substr(1));
+    };
+  }
+  PythonStepResult python = plan_python(context, *recipe.python, additions);
+  const bool devel = std::find(rocm.components.begin(), rocm.components.end(), "devel") != rocm.components.end();
+  if (context.mode == StepMode::kBuild && rocm.expand_devel && devel && !expansion.expanded)
     throw Error("rocm: rocm-sdk-devel was installed but it had no devel tarball to expand",
                 "the index's rocm-sdk-devel wheel is not what TheRock publishes; set rocm: expand_devel: false to install it as it is");
   if (expansion.expanded)
     spdlog::info("rocm: devel tree expanded ({} files, {} hardlinks, {} symlinks, {} device links)", expansion.files,
                  expansion.hardlinks, expansion.symlinks, expansion.device_links);
+  std::string torch_version;
+  for (const auto& p : python.record->packages)
+    if (p.component.name == "torch") torch_version = p.component.version;
 
-  // 3. The environment: files for shells, Env for everything else.
-  const std::string site = result.scheme.purelib;
-  const bool devel = std::find(rocm.components.begin(), rocm.components.end(), "devel") != rocm.components.end();
+  // 4. The environment: files for shells, Env for everything else (computed on the Env the python
+  // changes leave).
   therock::RocmEnvInputs env_in;
-  env_in.root = site + (devel && rocm.expand_devel ? "/_rocm_sdk_devel" : "/_rocm_sdk_core");
+  env_in.root = python.scheme.purelib + (devel && rocm.expand_devel ? "/_rocm_sdk_devel" : "/_rocm_sdk_core");
   env_in.targets = rocm.targets;
   env_in.family = families.front();
   env_in.knobs = rocm.env;
@@ -255,45 +244,41 @@ void apply_rocm_step(BuildPlan& plan, const recipe::Recipe& recipe, PythonStepOp
   std::vector<Entry> env_files = {
       text_file("etc/rocm_env.sh", therock::rocm_env_script(env_in), origin),
       text_file("etc/profile.d/rocm-sdk.sh", therock::rocm_profile_script(), origin),
-      text_file("etc/bash.bashrc", therock::bashrc_with_rocm_env(read_bashrc(plan, store)), origin),
+      text_file("etc/bash.bashrc", therock::bashrc_with_rocm_env(read_bashrc(context)), origin),
   };
   finalize_entries(env_files);
 
-  apply_python_step(plan, recipe, std::move(result));
-  plan.layers.push_back({kEnvLayer, "rockpack rocm: /etc/rocm_env.sh, /etc/profile.d/rocm-sdk.sh (" + recipe.file.filename().string() + ")",
-                         std::move(env_files)});
-
-  nlohmann::json& env = plan.config["config"]["Env"];
-  if (!env.is_array()) env = nlohmann::json::array();
+  StepOutput out = python_step_output(std::move(python));
+  out.layers.push_back({kEnvLayer, "rockpack rocm: /etc/rocm_env.sh, /etc/profile.d/rocm-sdk.sh (" + recipe.file.filename().string() + ")",
+                        std::move(env_files), {}});
+  nlohmann::json env_after_python = context.plan.config["config"].value("Env", nlohmann::json::array());
+  apply_env_changes(env_after_python, out.config.env, recipe);
   std::vector<std::string> image_env;
-  for (const auto& e : env) image_env.push_back(e.get<std::string>());
-  std::set<std::string> recipe_env;
-  for (const auto& [k, v] : recipe.env) recipe_env.insert(k);
+  for (const auto& e : env_after_python) image_env.push_back(e.get<std::string>());
   for (const auto& [k, v] : therock::rocm_image_env(env_in, image_env))
-    if (!recipe_env.count(k)) set_env_var(env, k, v);
+    out.config.env.push_back({EnvChange::Kind::kSet, k, v});
 
-  // 4. Labels and the resolution record.
-  nlohmann::json& labels = plan.config["config"]["Labels"];
-  if (!labels.is_object()) labels = nlohmann::json::object();
-  auto label = [&](const std::string& key, const std::string& value) {
-    if (!recipe.labels.count(key) && !value.empty()) labels[key] = value;
-  };
+  // 5. Labels, the component and the record.
   std::vector<std::string> shown_urls;
   for (const auto& u : indexes.urls) shown_urls.push_back(net::redact_url(u));
-  label("org.rockpack.rocm.version", version);
-  label("org.rockpack.rocm.family", join(families, ","));
-  label("org.rockpack.rocm.targets", join(rocm.targets, ";"));
-  label("org.rockpack.rocm.index", join(shown_urls, ","));
-  label("org.rockpack.rocm.layout", layout);
-  label("org.rockpack.torch.version", package_version(plan.resolution["python"], "torch"));
-  plan.resolution["rocm"] = {{"version", version},
-                             {"layout", layout},
-                             {"targets", rocm.targets},
-                             {"families", families},
-                             {"indexes", shown_urls},
-                             {"components", rocm.components},
-                             {"expand_devel", rocm.expand_devel},
-                             {"root", env_in.root}};
+  const std::string layout_name = layout ? therock::layout_name(*layout) : "";
+  out.config.labels = {{"org.rockpack.rocm.version", version},
+                       {"org.rockpack.rocm.family", join(families, ",")},
+                       {"org.rockpack.rocm.targets", join(rocm.targets, ";")},
+                       {"org.rockpack.rocm.index", join(shown_urls, ",")},
+                       {"org.rockpack.rocm.layout", layout_name},
+                       {"org.rockpack.torch.version", torch_version}};
+  auto record = std::make_shared<RocmRecord>();
+  record->version = version;
+  record->layout = layout_name;
+  record->targets = rocm.targets;
+  record->families = families;
+  record->indexes = shown_urls;
+  record->components = rocm.components;
+  record->expand_devel = rocm.expand_devel;
+  record->root = env_in.root;
+  out.records.emplace_back("rocm", std::move(record));
+  return out;
 }
 
 }  // namespace rp

@@ -1,19 +1,38 @@
 #pragma once
-// The recipe's `rocm:` section, planned on top of the python section: which TheRock index(es) and
-// which `rocm` version, the `rocm[components]==V` requirement added to the python requirements
-// (torch & co. resolve against the same index), the `rocm` sdist installed natively, the devel tree
-// expanded, and the environment, env files and labels that make the image ready when it starts.
+// The recipe's `rocm:` section: TheRock's ROCm SDK from its Python index, resolved together with
+// the `python:` section (one resolution, so torch's `rocm[...]==V` pins and the `rocm` the recipe
+// asks for meet on the same index), the `rocm` sdist installed natively, the devel tree expanded,
+// and the environment, env files and labels that make the image ready when it starts.
 //
-//   targets -> families -> index URLs -> rocm version (latest or pin, checked) -> python step with
-//   the TheRock hooks -> env files layer -> config Env, labels, resolution
-#include "plan/plan.hpp"
-#include "plan/python_step.hpp"
-#include "recipe/model.hpp"
+//   targets -> families -> index URLs -> rocm version (latest or pin, checked) -> index layout
+//   -> the python step with typed PythonAdditions (indexes, rocm[...], layers, TheRock's hooks)
+//   -> env files layer -> Env changes, labels, the rocm record
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "plan/step.hpp"
 
 namespace rp {
 
-// Plans and applies `python:` and `rocm:` together (the recipe must have both). Downloads what the
-// resolution needs into options.store.
-void apply_rocm_step(BuildPlan& plan, const recipe::Recipe& recipe, PythonStepOptions options);
+// What the rocm section resolved; to_json() is the "rocm" object of `--resolved`.
+struct RocmRecord final : StepRecord {
+  std::string version;
+  std::string layout;  // "per-family" or "multi-arch" (therock::layout_name)
+  std::vector<std::string> targets, families, indexes, components;
+  bool expand_devel = true;
+  std::string root;  // where the SDK is in the image (ROCM_PATH)
+  nlohmann::json to_json() const override;
+};
+
+// `python:` and `rocm:` together (a recipe with rocm: has python:, the loader checks it): the
+// python step does not run on its own then.
+class RocmStep final : public Step {
+ public:
+  std::string name() const override { return "rocm"; }
+  bool applies(const recipe::Recipe& recipe) const override { return recipe.rocm.has_value(); }
+  StepOutput plan(const StepContext& context) const override;
+};
 
 }  // namespace rp

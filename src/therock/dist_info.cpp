@@ -237,6 +237,10 @@ IndexLayout layout_of(const DistInfo& info) {
                                                                               : IndexLayout::kPerFamily;
 }
 
+const char* layout_name(IndexLayout layout) {
+  return layout == IndexLayout::kMultiArch ? "multi-arch" : "per-family";
+}
+
 std::vector<std::string> known_extras(const DistInfo& info, IndexLayout layout) {
   std::vector<std::string> extras = {"libraries", "devel", "profiler", "device"};
   if (layout == IndexLayout::kMultiArch) {

@@ -42,6 +42,9 @@ DistInfo parse_dist_info(std::string_view text, std::string_view origin = "_dist
 // Multi-arch when the libraries template no longer depends on the family.
 IndexLayout layout_of(const DistInfo& info);
 
+// "per-family" or "multi-arch": the layout as labels, records and docs name it.
+const char* layout_name(IndexLayout layout);
+
 // The extras `rocm` offers on this index: libraries, devel, profiler, device; on multi-arch also
 // device-all and device-<gfx> for the targets of the available families.
 std::vector<std::string> known_extras(const DistInfo& info, IndexLayout layout);

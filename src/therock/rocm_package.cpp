@@ -64,18 +64,13 @@ const RocmSdist& RocmPackage::read(const std::filesystem::path& path, const std:
   return read_.insert_or_assign(sdist.dist_info.version, std::move(sdist)).first->second;
 }
 
-const RocmSdist& RocmPackage::sdist(const std::string& version) const {
-  std::lock_guard lock(mu_);
-  auto it = read_.find(version);
-  if (it == read_.end()) throw Error("internal: the rocm sdist " + version + " was never read");
-  return it->second;
-}
-
-std::string RocmPackage::metadata(const python::SdistFile& file) {
+const RocmSdist& RocmPackage::read_sdist(const python::SdistFile& file) {
   DownloadJob job{file.url, file.sha256, file.headers, "the rocm sdist " + file.filename + " (" + file.origin + ")"};
   DownloadResult got = download_all(store_, {job}, options_.downloads).front();
-  return metadata_text(read(store_.blob_path(got.digest), file.filename));
+  return read(store_.blob_path(got.digest), file.filename);
 }
+
+std::string RocmPackage::metadata(const python::SdistFile& file) { return metadata_text(read_sdist(file)); }
 
 std::string RocmPackage::metadata_text(const RocmSdist& sdist) const {
   const DistInfo& info = sdist.dist_info;

@@ -29,13 +29,14 @@ class RocmPackage final : public python::NativeSdist {
   RocmPackage(ContentStore& store, RocmPackageOptions options) : store_(store), options_(std::move(options)) {}
 
   std::string project() const override { return "rocm"; }
-  // Downloads the sdist (checked against file.sha256) and reads it.
+  // The core metadata of the sdist `file` (read_sdist).
   std::string metadata(const python::SdistFile& file) override;
   python::InstalledWheel install(const std::filesystem::path& path, const python::InstallScheme& scheme,
                                  const python::InstallOptions& options) override;
 
-  // The sdist of `version` as read by metadata() or install(); throws rp::Error when neither ran.
-  const RocmSdist& sdist(const std::string& version) const;
+  // The sdist `file`: downloaded into the store (checked against file.sha256) unless it is there
+  // already, and read once (later calls for the same version return what was read).
+  const RocmSdist& read_sdist(const python::SdistFile& file);
 
  private:
   const RocmSdist& read(const std::filesystem::path& path, const std::string& filename);

@@ -1,0 +1,44 @@
+// The one place that says which steps a build runs and in which order. The order follows the data:
+// each step sees the image the earlier ones made (its RootfsView), so a step comes after what it
+// reads. The base (make_plan) comes before all of them.
+//
+//   base -> [packages (apt), accounts] -> files -> python | rocm -> [run] -> login-env
+//
+// The order the data asks for puts `files:` after python and rocm (a recipe's files may overwrite
+// what packages installed). Images built before this seam put the recipe's files first, and their
+// digests must not change, so `files` keeps its place before the python step: a python or rocm step
+// sees the recipe's files (an interpreter copied in by `files:` is found). apt and accounts go
+// before files (a file may need a user they create); run goes after everything it could run.
+// login-env is last: it writes the final Env for login shells.
+#include "plan/steps.hpp"
+
+#include "plan/files_step.hpp"
+#include "plan/login_env.hpp"
+#include "plan/python_step.hpp"
+#include "plan/rocm_step.hpp"
+
+namespace rp {
+
+const std::vector<std::unique_ptr<Step>>& build_steps() {
+  static const std::vector<std::unique_ptr<Step>> steps = [] {
+    std::vector<std::unique_ptr<Step>> s;
+    // (apt and accounts: here)
+    s.push_back(std::make_unique<FilesStep>());
+    s.push_back(std::make_unique<PythonStep>());  // python: without rocm:
+    s.push_back(std::make_unique<RocmStep>());    // rocm: with its python: (one resolution)
+    // (run: here)
+    s.push_back(std::make_unique<LoginEnvStep>());
+    return s;
+  }();
+  return steps;
+}
+
+void run_steps(BuildPlan& plan, const recipe::Recipe& recipe, const StepRunOptions& options) {
+  for (const auto& step : build_steps()) {
+    if (!step->applies(recipe)) continue;
+    StepContext context{recipe, plan, options.mode, options.store, options.downloads};
+    apply_step_output(plan, recipe, step->name(), step->plan(context));
+  }
+}
+
+}  // namespace rp

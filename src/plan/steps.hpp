@@ -1,0 +1,24 @@
+#pragma once
+// The build's steps, in their one order (steps.cpp says why it is this order), and the loop that
+// runs them on a plan whose base is set (make_plan).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "plan/step.hpp"
+
+namespace rp {
+
+// Every step, in image order; a step whose section the recipe lacks is skipped (Step::applies).
+const std::vector<std::unique_ptr<Step>>& build_steps();
+
+struct StepRunOptions {
+  StepMode mode = StepMode::kBuild;
+  ContentStore* store = nullptr;  // required unless mode is kOffline
+  DownloadOptions downloads;
+};
+
+// Runs every step that applies, in order, each on the plan as the earlier ones left it.
+void run_steps(BuildPlan& plan, const recipe::Recipe& recipe, const StepRunOptions& options);
+
+}  // namespace rp
