@@ -81,6 +81,8 @@ std::optional<std::string> login_env_script(const nlohmann::json& env) {
 
 StepOutput LoginEnvStep::plan(const StepContext& context) const {
   StepOutput out;
+  // `validate` reports what it checked; the script is derived, there is nothing to check in it.
+  if (context.mode == StepMode::kOffline) return out;
   const BuildPlan& plan = context.plan;
   if (!plan.config.contains("config") || !plan.config["config"].is_object()) return out;
   auto script = login_env_script(plan.config["config"].value("Env", nlohmann::json::array()));

@@ -510,6 +510,16 @@ PythonStepResult plan_python(const StepContext& context, const recipe::PythonSec
     installed = install_all(context, resolved, wheels, target.scheme, additions);
   } else {
     for (const auto& p : resolved) wheels.push_back({finder->artifact(p.name, python::Candidate{p.version, p.url}), {}});
+    // Every file in the store already (an earlier build): plan the layers' contents too, so that
+    // `rockpack plan` can show their digests. Nothing is downloaded.
+    ContentStore& store = *context.store;
+    bool all_stored = !wheels.empty() && std::all_of(wheels.begin(), wheels.end(), [&store](const DownloadedWheel& w) {
+      return !w.artifact.sha256.empty() && store.contains("sha256:" + w.artifact.sha256);
+    });
+    if (all_stored) {
+      for (auto& w : wheels) w.file = {"sha256:" + w.artifact.sha256, store.blob_size("sha256:" + w.artifact.sha256), false};
+      installed = install_all(context, resolved, wheels, target.scheme, additions);
+    }
   }
   assign_layers(py, indexes, resolved, wheels, std::move(installed), recipe_file, result);
   return result;
