@@ -155,12 +155,17 @@ TEST_CASE("login env: the image PATH comes first in login shells; nothing when n
 
   // In a plan: a small last layer of its own, only when something would be lost.
   BuildPlan plan;
+  recipe::Recipe recipe;
+  auto add_login_env = [&recipe](BuildPlan& p) {
+    apply_step_output(p, recipe, "login-env", LoginEnvStep().plan({recipe, p, StepMode::kBuild, nullptr, {}}));
+  };
   plan.config = {{"config", {{"Env", {"PATH=/usr/bin:/bin"}}}}};
   add_login_env(plan);
   CHECK(plan.layers.empty());
   plan.config["config"]["Env"] = {"PATH=/opt/venv/bin:/usr/bin"};
   add_login_env(plan);
   REQUIRE(plan.layers.size() == 1);
+  CHECK(plan.layers[0].step == "login-env");
   CHECK(plan.layers[0].name == "login-env");
   REQUIRE(plan.layers[0].entries.size() == 3);  // etc/, etc/profile.d/, the script
   CHECK(plan.layers[0].entries[2].path == kLoginEnvPath);
