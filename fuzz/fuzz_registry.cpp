@@ -3,12 +3,12 @@
 #include <cstdint>
 #include <string>
 
-#include "registry/base64.hpp"
+#include "util/base64.hpp"
 #include "registry/blob_upload.hpp"
 #include "registry/challenge.hpp"
 #include "registry/errors.hpp"
 #include "registry/reference.hpp"
-#include "registry/retry.hpp"
+#include "net/retry.hpp"
 #include "util/error.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -16,8 +16,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)rp::registry::parse_challenges(text);
   (void)rp::registry::parse_error_body(text);
   (void)rp::registry::parse_upload_range(text);
-  (void)rp::registry::parse_retry_after(text);
-  (void)rp::registry::base64_decode(text);
+  (void)rp::net::parse_retry_after(text);
+  (void)rp::base64_decode(text);
   try {
     rp::registry::Reference r = rp::registry::parse_reference(text);
     (void)r.str();

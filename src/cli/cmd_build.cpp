@@ -4,7 +4,7 @@
 
 #include <chrono>
 
-#include "assemble/image_assembler.hpp"
+#include "plan/image_assembler.hpp"
 #include "cli/build_inputs.hpp"
 #include "cli/commands.hpp"
 #include "cli/logging.hpp"

@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "net/url.hpp"
-#include "registry/retry.hpp"
+#include "net/retry.hpp"
 #include "util/error.hpp"
 #include "util/parallel.hpp"
 #include "util/transfer_progress.hpp"
@@ -30,9 +30,10 @@ DownloadResult copy_local(ContentStore& store, const DownloadJob& job) {
   return r;
 }
 
-// One HTTP attempt. Returns the status when the server answered with something other than 2xx.
+// One HTTP attempt. Returns the status when the server answered with something other than 2xx
+// (and its Retry-After in `retry_after`).
 std::optional<long> try_fetch(ContentStore& store, const DownloadJob& job, const DownloadOptions& options,
-                              DownloadResult& out) {
+                              DownloadResult& out, std::optional<std::string>& retry_after) {
   auto writer = store.begin_blob();
   Transfer transfer(TransferKind::kDownload, job.what);
   net::HttpRequest req;
@@ -42,7 +43,10 @@ std::optional<long> try_fetch(ContentStore& store, const DownloadJob& job, const
   req.verify_tls = options.verify_tls;
   req.on_progress = [&transfer](uint64_t down, uint64_t total, uint64_t, uint64_t) { transfer.update(down, total); };
   net::HttpResponse resp = net::perform(req);
-  if (!resp.ok()) return resp.status;
+  if (!resp.ok()) {
+    retry_after = resp.header("retry-after");
+    return resp.status;
+  }
   out.size = writer->size();
   out.digest = writer->commit(expected_digest(job));
   out.downloaded = true;
@@ -53,18 +57,21 @@ std::optional<long> try_fetch(ContentStore& store, const DownloadJob& job, const
 
 DownloadResult fetch_one(ContentStore& store, const DownloadJob& job, const DownloadOptions& options) {
   if (is_file_url(job.url)) return copy_local(store, job);
-  registry::RetryPolicy policy;
+  // The one retry policy (net/retry.hpp), as registries and index pages use it: transient statuses
+  // and broken connections retried with backoff and jitter, the server's Retry-After honoured.
+  net::RetryPolicy policy;
   policy.max_attempts = options.max_attempts;
   for (int attempt = 1;; ++attempt) {
     DownloadResult result;
     std::optional<long> status;
+    std::optional<std::string> retry_after;
     try {
-      status = try_fetch(store, job, options, result);
+      status = try_fetch(store, job, options, result, retry_after);
       if (!status) return result;
     } catch (const net::TransportError& e) {
       if (e.tls_failure() || attempt >= policy.max_attempts) throw;
     }
-    if (status && (!registry::is_retryable_status(*status) || attempt >= policy.max_attempts)) {
+    if (status && (!net::is_retryable_status(*status) || attempt >= policy.max_attempts)) {
       std::string hint = *status == 401 || *status == 403
                              ? "check the index credentials (netrc or the recipe's username_env/password_env)"
                              : "check that the file still exists on the index";
@@ -72,7 +79,7 @@ DownloadResult fetch_one(ContentStore& store, const DownloadJob& job, const Down
                       std::to_string(*status),
                   hint);
     }
-    std::this_thread::sleep_for(registry::backoff_delay(policy, attempt));
+    std::this_thread::sleep_for(net::retry_delay(policy, attempt, retry_after));
   }
 }
 

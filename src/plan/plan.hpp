@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "entries/entry.hpp"
+#include "image/base_image.hpp"
 #include "image/image.hpp"
 #include "recipe/model.hpp"
 
@@ -49,13 +50,6 @@ class StepRecord {
 struct PlannedComponent {
   std::string step;
   ResolvedComponent component;
-};
-
-// The image a recipe builds on (anything but scratch), already resolved to exact content.
-struct BaseImage {
-  Image image;         // its layers are reused as they are; its config is the starting point
-  std::string name;    // as resolved: "docker.io/library/alpine:3.19", "oci:DIR:TAG"
-  std::string digest;  // its manifest digest (empty for a docker archive, which has no manifest)
 };
 
 struct BuildPlan {

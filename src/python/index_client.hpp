@@ -12,7 +12,7 @@
 #include "net/http.hpp"
 #include "python/index_credentials.hpp"
 #include "python/simple_index.hpp"
-#include "registry/retry.hpp"
+#include "net/retry.hpp"
 
 namespace rp::python {
 
@@ -42,7 +42,7 @@ struct IndexStats {
 };
 
 struct IndexClientOptions {
-  registry::RetryPolicy retry{3, std::chrono::milliseconds(500), std::chrono::milliseconds(5000),
+  net::RetryPolicy retry{3, std::chrono::milliseconds(500), std::chrono::milliseconds(5000),
                               std::chrono::seconds(30)};
   bool verify_tls = true;
 };

@@ -7,7 +7,7 @@
 #include "python/index_client.hpp"
 #include "python/text.hpp"
 #include "python/url.hpp"
-#include "registry/base64.hpp"
+#include "util/base64.hpp"
 #include "util/error.hpp"
 
 namespace rp::python {
@@ -122,7 +122,7 @@ std::optional<BasicCredential> resolve_index_credential(const IndexSource& index
 }
 
 std::string basic_authorization(const BasicCredential& credential) {
-  return "Basic " + registry::base64_encode(credential.username + ":" + credential.password);
+  return "Basic " + base64_encode(credential.username + ":" + credential.password);
 }
 
 std::string strip_userinfo(std::string_view url) {

@@ -3,12 +3,12 @@
 // 408/429/5xx) with the registry client's backoff rules. Anything else goes back to the caller,
 // which knows what a 404 means for its request.
 #include "net/http.hpp"
-#include "registry/retry.hpp"
+#include "net/retry.hpp"
 
 namespace rp::python {
 
 // Performs `request` up to policy.max_attempts times. Returns the last response (whatever its
 // status); throws net::TransportError when the last attempt got no response at all.
-net::HttpResponse perform_with_retry(const net::HttpRequest& request, const registry::RetryPolicy& policy);
+net::HttpResponse perform_with_retry(const net::HttpRequest& request, const net::RetryPolicy& policy);
 
 }  // namespace rp::python

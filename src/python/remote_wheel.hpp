@@ -16,7 +16,7 @@
 #include "net/http.hpp"
 #include "python/wheel_archive.hpp"
 #include "python/zip_format.hpp"
-#include "registry/retry.hpp"
+#include "net/retry.hpp"
 
 namespace rp::python {
 
@@ -57,7 +57,7 @@ struct RemoteReadOptions {
   uint64_t max_member_size = 16ull << 20;        // METADATA larger than this is refused
   uint64_t max_full_download = 8ull << 20;       // a server ignoring Range: take the whole file up to this
   bool verify_tls = true;
-  registry::RetryPolicy retry{3, std::chrono::milliseconds(300), std::chrono::milliseconds(3000),
+  net::RetryPolicy retry{3, std::chrono::milliseconds(300), std::chrono::milliseconds(3000),
                               std::chrono::seconds(30)};
 };
 

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <thread>
 
-#include "registry/base64.hpp"
+#include "util/base64.hpp"
 #include "registry/errors.hpp"
 #include "net/url.hpp"
 #include "util/error.hpp"
@@ -76,7 +76,7 @@ bool widen_scopes(Scopes& scopes, const Scopes& extra) {
   return changed;
 }
 
-Authenticator::Authenticator(std::string registry, CredentialSources sources, RetryPolicy retry,
+Authenticator::Authenticator(std::string registry, CredentialSources sources, net::RetryPolicy retry,
                              std::function<bool(const std::string&)> allow_insecure)
     : registry_(std::move(registry)), sources_(std::move(sources)), retry_(retry), allow_insecure_(std::move(allow_insecure)) {}
 
@@ -199,12 +199,12 @@ Authenticator::Token Authenticator::fetch_token(const Scopes& scopes) {
   for (int attempt = 1;; ++attempt) {
     try {
       resp = net::perform(req);
-      if (!is_retryable_status(resp.status) || attempt >= retry_.max_attempts) break;
+      if (!net::is_retryable_status(resp.status) || attempt >= retry_.max_attempts) break;
     } catch (const net::TransportError& e) {
       if (attempt >= retry_.max_attempts)
         throw rp::Error("cannot reach the token server of " + registry_ + ": " + e.what());
     }
-    std::this_thread::sleep_for(retry_delay(retry_, attempt, resp.header("retry-after")));
+    std::this_thread::sleep_for(net::retry_delay(retry_, attempt, resp.header("retry-after")));
   }
   if (resp.status == 401 || resp.status == 403) {
     rp::Error e = registry_error(resp, "authentication to " + registry_ + (cred ? " with credentials from " + cred->source : " (anonymous)"), registry_);

@@ -14,7 +14,7 @@
 #include "registry/challenge.hpp"
 #include "registry/credentials.hpp"
 #include "net/http.hpp"
-#include "registry/retry.hpp"
+#include "net/retry.hpp"
 
 namespace rp::registry {
 
@@ -30,7 +30,7 @@ class Authenticator {
  public:
   // `registry`: as in references (for credential lookup and messages).
   // `allow_plain_http(host)`: whether a token realm on that host may be plain http.
-  Authenticator(std::string registry, CredentialSources sources, RetryPolicy retry,
+  Authenticator(std::string registry, CredentialSources sources, net::RetryPolicy retry,
                 std::function<bool(const std::string&)> allow_insecure);
   // Uses `credential` instead of looking one up.
   void set_credential(Credential credential);
@@ -54,7 +54,7 @@ class Authenticator {
 
   std::string registry_;
   CredentialSources sources_;
-  RetryPolicy retry_;
+  net::RetryPolicy retry_;
   std::function<bool(const std::string&)> allow_insecure_;
 
   std::mutex mu_;

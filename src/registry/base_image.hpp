@@ -4,8 +4,8 @@
 // from the file system.
 #include <string>
 
+#include "image/base_image.hpp"
 #include "image/platform.hpp"
-#include "plan/plan.hpp"
 #include "registry/transport.hpp"
 #include "store/content_store.hpp"
 

@@ -122,7 +122,7 @@ class Uploader {
         set_body(put, 0, blob_.size);
         net::HttpResponse r = finish(put);
         if (created(r)) return;
-        if (!is_retryable_status(r.status)) throw registry_error(r, "completing the " + what(), t_.registry());
+        if (!net::is_retryable_status(r.status)) throw registry_error(r, "completing the " + what(), t_.registry());
         error = "the registry answered " + std::to_string(r.status);
         retry_after = r.header("retry-after");
       } catch (const net::TransportError& e) {
@@ -133,7 +133,7 @@ class Uploader {
       if (attempt >= options_.retry.max_attempts)
         throw rp::Error(what() + " failed after " + std::to_string(attempt) + " attempts: " + error,
                         "run the push again: blobs that arrived are not sent again");
-      auto delay = retry_delay(options_.retry, attempt, retry_after);
+      auto delay = net::retry_delay(options_.retry, attempt, retry_after);
       spdlog::info("{}: {}; retrying in {} ms", what(), error, delay.count());
       std::this_thread::sleep_for(delay);
     }
@@ -177,7 +177,7 @@ class Uploader {
             failures = 0;
             continue;
           }
-          if (r.status != 416 && !is_retryable_status(r.status)) throw registry_error(r, what(), t_.registry());
+          if (r.status != 416 && !net::is_retryable_status(r.status)) throw registry_error(r, what(), t_.registry());
           error = "the registry answered " + std::to_string(r.status);
           retry_after = r.header("retry-after");
         } catch (const net::TransportError& e) {
@@ -188,7 +188,7 @@ class Uploader {
         try {
           net::HttpResponse r = finish(put);
           if (created(r)) return;
-          if (!is_retryable_status(r.status)) throw registry_error(r, "completing the " + what(), t_.registry());
+          if (!net::is_retryable_status(r.status)) throw registry_error(r, "completing the " + what(), t_.registry());
           error = "the registry answered " + std::to_string(r.status);
         } catch (const net::TransportError& e) {
           error = e.what();
@@ -199,7 +199,7 @@ class Uploader {
       if (++failures >= options_.retry.max_attempts)
         throw rp::Error(what() + " failed after " + std::to_string(failures) + " attempts: " + error,
                         "run the push again: blobs that arrived are not sent again");
-      std::this_thread::sleep_for(retry_delay(options_.retry, failures, retry_after));
+      std::this_thread::sleep_for(net::retry_delay(options_.retry, failures, retry_after));
       uint64_t had = offset;
       if (!query_offset(offset)) {
         // The registry dropped the session (distribution does so when a chunk broke off midway).

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "registry/base64.hpp"
+#include "util/base64.hpp"
 #include "registry/credential_helper.hpp"
 #include "registry/reference.hpp"
 #include "util/error.hpp"

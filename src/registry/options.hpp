@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "registry/credentials.hpp"
-#include "registry/retry.hpp"
+#include "net/retry.hpp"
 
 namespace rp::registry {
 
@@ -17,7 +17,7 @@ struct RegistryOptions {
   CredentialSources credentials = CredentialSources::from_environment();
   // Credentials given for this run (rockpack login checks the new ones this way); they beat every file.
   std::map<std::string, Credential> explicit_credentials;
-  RetryPolicy retry;
+  net::RetryPolicy retry;
   int parallel = 4;  // concurrent blob transfers (GGCR uses 4, docker 5, containers/image 6)
   // Blobs up to this size go up in one PUT; larger ones in chunks of chunk_size, each a PATCH, so a
   // broken connection costs at most the unacknowledged part of one chunk.

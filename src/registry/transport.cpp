@@ -61,11 +61,11 @@ void Transport::ping() {
         if (unresolved) break;  // DNS will not answer differently on a retry or over http
         // A plain-http server answering a TLS handshake fails at once: no point retrying https.
         if (e.tls_failure() || (insecure && scheme == "https")) break;
-        if (attempt < options_.retry.max_attempts) std::this_thread::sleep_for(backoff_delay(options_.retry, attempt));
+        if (attempt < options_.retry.max_attempts) std::this_thread::sleep_for(net::backoff_delay(options_.retry, attempt));
         continue;
       }
-      if (is_retryable_status(resp.status) && attempt < options_.retry.max_attempts) {
-        std::this_thread::sleep_for(retry_delay(options_.retry, attempt, resp.header("retry-after")));
+      if (net::is_retryable_status(resp.status) && attempt < options_.retry.max_attempts) {
+        std::this_thread::sleep_for(net::retry_delay(options_.retry, attempt, resp.header("retry-after")));
         continue;
       }
       answered = true;
@@ -117,7 +117,7 @@ net::HttpResponse Transport::send(net::HttpRequest req, Scopes scopes, const Sen
       if (attempt >= options_.retry.max_attempts)
         throw net::TransportError("the connection to " + registry_ + " failed " + std::to_string(attempt) + " times: " + e.what(),
                              e.tls_failure(), "check the network and the registry; running the command again resumes the work");
-      auto delay = backoff_delay(options_.retry, attempt);
+      auto delay = net::backoff_delay(options_.retry, attempt);
       spdlog::info("{} {}: {}; retrying in {} ms", req.method, net::redact_url(req.url), e.what(), delay.count());
       std::this_thread::sleep_for(delay);
       ++attempt;
@@ -127,10 +127,10 @@ net::HttpResponse Transport::send(net::HttpRequest req, Scopes scopes, const Sen
       ++auth_retries;
       continue;
     }
-    if (so.retry && is_retryable_status(resp.status) && attempt < options_.retry.max_attempts) {
+    if (so.retry && net::is_retryable_status(resp.status) && attempt < options_.retry.max_attempts) {
       auto retry_after = resp.header("retry-after");
-      auto delay = retry_delay(options_.retry, attempt, retry_after);
-      if (retry_after && parse_retry_after(*retry_after) > options_.retry.max_retry_after) return resp;
+      auto delay = net::retry_delay(options_.retry, attempt, retry_after);
+      if (retry_after && net::parse_retry_after(*retry_after) > options_.retry.max_retry_after) return resp;
       spdlog::info("{} {}: registry answered {}; retrying in {} ms", req.method, net::redact_url(req.url), resp.status,
                    delay.count());
       std::this_thread::sleep_for(delay);

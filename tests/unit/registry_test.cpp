@@ -6,13 +6,13 @@
 #include <nlohmann/json.hpp>
 
 #include "registry/auth.hpp"
-#include "registry/base64.hpp"
+#include "util/base64.hpp"
 #include "registry/blob_upload.hpp"
 #include "registry/challenge.hpp"
 #include "registry/credentials.hpp"
 #include "registry/errors.hpp"
 #include "registry/reference.hpp"
-#include "registry/retry.hpp"
+#include "net/retry.hpp"
 #include "net/url.hpp"
 #include "util/error.hpp"
 
@@ -152,25 +152,25 @@ TEST_CASE("registry/errors: error bodies become readable messages with hints") {
 }
 
 TEST_CASE("registry/retry: Retry-After and backoff") {
-  CHECK(parse_retry_after("3") == std::chrono::milliseconds(3000));
-  CHECK_FALSE(parse_retry_after("soon").has_value());
-  auto past = parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT");
+  CHECK(net::parse_retry_after("3") == std::chrono::milliseconds(3000));
+  CHECK_FALSE(net::parse_retry_after("soon").has_value());
+  auto past = net::parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT");
   REQUIRE(past.has_value());
   CHECK(past->count() == 0);
-  RetryPolicy p;
+  net::RetryPolicy p;
   p.initial_delay = std::chrono::milliseconds(100);
   p.max_delay = std::chrono::milliseconds(1000);
   for (int i = 0; i < 20; ++i) {
-    auto d1 = backoff_delay(p, 1).count();
+    auto d1 = net::backoff_delay(p, 1).count();
     CHECK(d1 >= 75);
     CHECK(d1 <= 125);
-    CHECK(backoff_delay(p, 10).count() <= 1250);
+    CHECK(net::backoff_delay(p, 10).count() <= 1250);
   }
-  CHECK(retry_delay(p, 1, std::string("2")).count() >= 2000);
-  CHECK(retry_delay(p, 1, std::string("86400")) == std::chrono::milliseconds(p.max_retry_after));
-  CHECK(is_retryable_status(503));
-  CHECK(is_retryable_status(429));
-  CHECK_FALSE(is_retryable_status(404));
+  CHECK(net::retry_delay(p, 1, std::string("2")).count() >= 2000);
+  CHECK(net::retry_delay(p, 1, std::string("86400")) == std::chrono::milliseconds(p.max_retry_after));
+  CHECK(net::is_retryable_status(503));
+  CHECK(net::is_retryable_status(429));
+  CHECK_FALSE(net::is_retryable_status(404));
 }
 
 TEST_CASE("registry/upload: Range headers") {

@@ -1,10 +1,10 @@
-#include "registry/base64.hpp"
+#include "util/base64.hpp"
 
 #include <openssl/evp.h>
 
 #include <cctype>
 
-namespace rp::registry {
+namespace rp {
 
 std::string base64_encode(std::string_view data) {
   std::string out(4 * ((data.size() + 2) / 3), '\0');
@@ -33,4 +33,4 @@ std::optional<std::string> base64_decode(std::string_view text) {
   return out;
 }
 
-}  // namespace rp::registry
+}  // namespace rp

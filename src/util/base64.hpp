@@ -4,10 +4,10 @@
 #include <string>
 #include <string_view>
 
-namespace rp::registry {
+namespace rp {
 
 std::string base64_encode(std::string_view data);
 // nullopt when `text` is not valid base64.
 std::optional<std::string> base64_decode(std::string_view text);
 
-}  // namespace rp::registry
+}  // namespace rp

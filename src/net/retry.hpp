@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-namespace rp::registry {
+namespace rp::net {
 
 struct RetryPolicy {
   int max_attempts = 5;
@@ -26,4 +26,4 @@ std::optional<std::chrono::milliseconds> parse_retry_after(const std::string& va
 // more than max_retry_after), else the backoff.
 std::chrono::milliseconds retry_delay(const RetryPolicy& policy, int attempt, const std::optional<std::string>& retry_after);
 
-}  // namespace rp::registry
+}  // namespace rp::net

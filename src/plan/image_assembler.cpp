@@ -1,4 +1,4 @@
-#include "assemble/image_assembler.hpp"
+#include "plan/image_assembler.hpp"
 
 namespace rp {
 

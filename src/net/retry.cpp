@@ -1,4 +1,4 @@
-#include "registry/retry.hpp"
+#include "net/retry.hpp"
 
 #include <curl/curl.h>
 
@@ -7,7 +7,7 @@
 #include <ctime>
 #include <random>
 
-namespace rp::registry {
+namespace rp::net {
 
 bool is_retryable_status(long status) {
   return status == 408 || status == 429 || status == 500 || status == 502 || status == 503 || status == 504;
@@ -44,4 +44,4 @@ std::chrono::milliseconds retry_delay(const RetryPolicy& policy, int attempt,
   return backoff;
 }
 
-}  // namespace rp::registry
+}  // namespace rp::net
