@@ -5,6 +5,7 @@
 
 #include "util/error.hpp"
 #include "util/fs.hpp"
+#include "util/strings.hpp"
 
 namespace rp::cli {
 
@@ -65,12 +66,6 @@ CommandInfo describe(const CLI::App& app) {
 
 std::vector<const CLI::App*> visible_subcommands(const CLI::App& app) {
   return app.get_subcommands([](const CLI::App* s) { return !s->get_group().empty(); });
-}
-
-std::string join(const std::vector<std::string>& items, const std::string& sep) {
-  std::string out;
-  for (const auto& i : items) out += (out.empty() ? "" : sep) + i;
-  return out;
 }
 
 std::string flag_words(const CommandInfo& c) {

@@ -13,7 +13,6 @@
 #include "python/index_client.hpp"
 #include "python/native_sdist.hpp"
 #include "python/pep508.hpp"
-#include "python/text.hpp"
 #include "therock/channels.hpp"
 #include "therock/devel_expansion.hpp"
 #include "therock/dist_info.hpp"
@@ -22,6 +21,7 @@
 #include "therock/rocm_package.hpp"
 #include "util/digest.hpp"
 #include "util/error.hpp"
+#include "util/strings.hpp"
 
 namespace rp {
 
@@ -30,12 +30,6 @@ namespace {
 const char* kRocmLayer = "rocm";
 const char* kTorchLayer = "torch";
 const char* kEnvLayer = "rocm-env";
-
-std::string join(const std::vector<std::string>& parts, const std::string& sep) {
-  std::string out;
-  for (const auto& p : parts) out += (out.empty() ? "" : sep) + p;
-  return out;
-}
 
 struct RocmIndexes {
   std::vector<std::string> urls;               // one per family for a "{family}" URL, else one

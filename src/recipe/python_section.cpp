@@ -11,6 +11,7 @@
 #include "python/text.hpp"
 #include "python/url.hpp"
 #include "python/wheel_filename.hpp"
+#include "util/strings.hpp"
 
 namespace rp::recipe {
 
@@ -166,7 +167,7 @@ std::optional<std::string> SectionReader::url(const YAML::Node& node, const std:
   auto t = in_.text(node, key);
   if (!t) return std::nullopt;
   auto parts = python::UrlParts::split(*t);
-  std::string scheme = python::ascii_lower(parts.scheme.value_or(""));
+  std::string scheme = ascii_lower(parts.scheme.value_or(""));
   if (std::find(schemes.begin(), schemes.end(), scheme) == schemes.end() || !parts.authority) {
     std::string allowed;
     for (const auto& s : schemes) allowed += (allowed.empty() ? "" : ", ") + s + "://";
@@ -183,9 +184,9 @@ std::optional<std::string> SectionReader::url(const YAML::Node& node, const std:
 std::optional<std::string> SectionReader::sha256(const YAML::Node& node, const std::string& key) {
   auto t = in_.text(node, key);
   if (!t) return std::nullopt;
-  std::string hex = python::ascii_lower(*t);
+  std::string hex = ascii_lower(*t);
   if (!is_lower_hex64(hex)) {
-    in_.error(node, "'" + key + "' must be 64 hex digits, got '" + python::printable(*t, 80) + "'",
+    in_.error(node, "'" + key + "' must be 64 hex digits, got '" + printable(*t, 80) + "'",
               "write the bare digest, without a 'sha256:' prefix");
     return std::nullopt;
   }
@@ -227,7 +228,7 @@ void SectionReader::check_wheel_name(const YAML::Node& node, const std::string& 
   try {
     (void)python::WheelFilename::parse(filename);
   } catch (const InputError& e) {
-    in_.error(node, "'" + python::printable(filename) + "' is not a wheel file name: " + e.what(),
+    in_.error(node, "'" + printable(filename) + "' is not a wheel file name: " + e.what(),
               "rockpack installs wheels only (name-version-pytag-abitag-platform.whl)");
   }
 }
@@ -349,7 +350,7 @@ void SectionReader::package(const YAML::Node& node, const std::string& text) {
   }
   if (!req.url.empty()) {
     auto parts = python::UrlParts::split(req.url);
-    std::string scheme = python::ascii_lower(parts.scheme.value_or(""));
+    std::string scheme = ascii_lower(parts.scheme.value_or(""));
     if (scheme != "http" && scheme != "https" && scheme != "file") {
       in_.error(node, "'" + req.url + "' is not a wheel URL (http, https or file)",
                 "rockpack does not build source distributions");

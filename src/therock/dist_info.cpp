@@ -5,6 +5,7 @@
 #include "python/pep440.hpp"
 #include "python/text.hpp"
 #include "therock/families.hpp"
+#include "util/strings.hpp"
 #include "therock/py_statements.hpp"
 #include "util/error.hpp"
 
@@ -184,12 +185,6 @@ std::string expand(const std::string& tmpl, const std::string& family, const std
   return out;
 }
 
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
-  return out;
-}
-
 bool contains(const std::vector<std::string>& list, const std::string& item) {
   return std::find(list.begin(), list.end(), item) != list.end();
 }
@@ -204,7 +199,7 @@ std::string index_family(const DistInfo& info, const std::string& target) {
   }
   throw InputError("ROCm " + info.version + " on this index has no packages for " + target + " (family " +
                        candidates.front() + ")",
-                   "this index publishes: " + join(info.available_families) +
+                   "this index publishes: " + join(info.available_families, ", ") +
                        "; choose another target or another index");
 }
 
@@ -277,7 +272,7 @@ std::vector<python::Requirement> requirements_for(const DistInfo& info, const st
   for (const auto& raw_extra : extras) {
     std::string extra = python::normalize_name(raw_extra);
     if (!contains(all_known, extra)) {
-      throw InputError("the rocm package has no component '" + raw_extra + "'", "known components: " + join(all_known));
+      throw InputError("the rocm package has no component '" + raw_extra + "'", "known components: " + join(all_known, ", "));
     }
     if (extra == "libraries") {
       const auto entry = template_of(info, "libraries", layout);

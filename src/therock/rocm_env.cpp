@@ -1,14 +1,10 @@
 #include "therock/rocm_env.hpp"
 
+#include "util/strings.hpp"
+
 namespace rp::therock {
 
 namespace {
-
-std::string join(const std::vector<std::string>& parts, const std::string& sep) {
-  std::string out;
-  for (const auto& p : parts) out += (out.empty() ? "" : sep) + p;
-  return out;
-}
 
 // Single quotes for the shell: nothing inside is expanded.
 std::string shell_quote(const std::string& value) {

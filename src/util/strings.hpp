@@ -1,0 +1,24 @@
+#pragma once
+// Small string helpers shared by every module. ASCII only on purpose: every format rockpack parses
+// (versions, names, markers, headers, control files) is defined over ASCII, and locale-dependent
+// functions would make parsing depend on the machine.
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rp {
+
+bool is_space(char c);  // space, tab, CR, LF, FF, VT
+bool is_alnum(char c);
+std::string_view trim(std::string_view s);
+std::string ascii_lower(std::string_view s);
+bool iequals(std::string_view a, std::string_view b);
+// Every piece between `sep`s, empty ones included ("a,,b" -> "a", "", "b").
+std::vector<std::string_view> split(std::string_view s, char sep);
+// The parts with `sep` between each two.
+std::string join(const std::vector<std::string>& parts, std::string_view sep);
+
+// For error messages: quotes nothing, replaces control bytes with '?', and cuts long input with "...".
+std::string printable(std::string_view s, size_t max = 200);
+
+}  // namespace rp
