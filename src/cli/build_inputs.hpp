@@ -1,5 +1,5 @@
 #pragma once
-// What `build` and `validate` share: reading --set pairs and SOURCE_DATE_EPOCH, and loading the
+// What `build`, `plan` and `validate` share: reading --set pairs and SOURCE_DATE_EPOCH, and loading the
 // recipe with them.
 #include <map>
 #include <optional>

@@ -1,4 +1,5 @@
-// rockpack validate: everything `build` checks before writing anything, and nothing more.
+// rockpack validate: every offline check of every section (the steps in StepMode::kOffline: files read,
+// requirements and rocm targets/versions checked); `rockpack plan` is the online check.
 #include <cstdio>
 
 #include "cli/build_inputs.hpp"
