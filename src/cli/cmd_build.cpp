@@ -185,7 +185,7 @@ void add_plan_command(CLI::App& app, GlobalOptions&) {
   args->dry_run = true;
   CLI::App* cmd = app.add_subcommand(
       "plan", "Resolve a recipe without building it: base digest, every layer with its step, every package with "
-              "version, URL and sha256 (downloads metadata only; writes no image)");
+              "version, URL and sha256 (pulls the base and reads package metadata; builds no layer, writes no image)");
   cmd->add_option("recipe", args->recipe, "The recipe file (YAML); - reads it from stdin")->required();
   cmd->add_option("--set", args->set, "Override a recipe arg: --set KEY=VALUE (repeatable)")->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--cache-dir", args->cache_dir, "The content store (default $XDG_CACHE_HOME/rockpack)");
