@@ -242,6 +242,7 @@ struct PlannedInterpreter {
   std::optional<LayerPlan> layer;    // the standalone archive's files
   nlohmann::json standalone;         // {url, sha256, prefix} of the archive; null without one
   std::string standalone_bin;        // "<prefix>/bin" of the archive; empty without one
+  std::optional<ResolvedComponent> archive;  // the standalone archive, as a component
 };
 
 PlannedInterpreter plan_interpreter(const StepContext& context, const recipe::PythonSection& py) {
@@ -258,11 +259,14 @@ PlannedInterpreter plan_interpreter(const StepContext& context, const recipe::Py
     path = s.prefix + "/bin/python3";
     out.standalone = {{"url", net::redact_url(job.url)}, {"sha256", s.sha256}, {"prefix", s.prefix}};
     out.standalone_bin = s.prefix + "/bin";
+    out.archive = ResolvedComponent{"python-interpreter", "cpython", "", net::redact_url(job.url), digest_hex(got.digest),
+                                    got.size, "standalone", kInterpreterLayer};
   } else {
     path = *py.interpreter;
   }
   out.interpreter = find_interpreter(context, entries, path);
   const python::Interpreter& interpreter = out.interpreter;
+  if (out.archive) out.archive->version = interpreter.version;
   spdlog::info("python: {} ({}, {} {})", interpreter.real_executable, interpreter.version, interpreter.libc,
                interpreter.libc_version);
   if (!entries.empty()) {
@@ -502,6 +506,7 @@ PythonStepResult plan_python(const StepContext& context, const recipe::PythonSec
   if (!interp.standalone.is_null()) result.record->interpreter["standalone"] = interp.standalone;
   result.record->target = py.venv ? *py.venv : target.scheme.prefix;
   result.record->index_strategy = py.index_strategy;
+  result.interpreter = interp.archive;
 
   std::vector<DownloadedWheel> wheels;
   std::vector<python::InstalledWheel> installed;
@@ -530,6 +535,7 @@ StepOutput python_step_output(PythonStepResult result) {
   out.layers = std::move(result.layers);
   out.config.env = std::move(result.env);
   out.config.ensure_env = true;
+  if (result.interpreter) out.components.push_back(*result.interpreter);
   if (result.record) {
     for (const auto& p : result.record->packages) out.components.push_back(p.component);
     out.records.emplace_back("python", std::move(result.record));

@@ -68,6 +68,7 @@ struct PythonStepResult {
   std::vector<LayerPlan> layers;  // interpreter, venv and package layers, in image order
   std::vector<EnvChange> env;     // VIRTUAL_ENV, then PATH with the venv or the standalone bin first
   std::shared_ptr<PythonRecord> record;  // null in StepMode::kOffline
+  std::optional<ResolvedComponent> interpreter;  // the standalone archive, when the section has one
   python::InstallScheme scheme;          // where packages went (site-packages, scripts)
 };
 

@@ -61,6 +61,8 @@ while read -r name arch; do
   assert_eq "$(json "$WORK/$name.json" 'sorted(set(l["step"] for l in d["layers"]))')" \
     "['base', 'login-env', 'rocm']" "$name: the steps of the layers"
   assert_eq "$(json "$WORK/$name.json" '[c["name"] for c in d["components"] if c["name"] == "rocm"][0]')" "rocm" "$name: rocm resolved"
+  assert_eq "$(json "$WORK/$name.json" '[(c["kind"], c["sha256"]) for c in d["components"] if c["layer"] == "python-interpreter"]')" \
+    "[('python-interpreter', '$(sha256_of "$WORK/python.tar.gz")')]" "$name: the standalone interpreter is a component"
   assert_eq "$(json "$WORK/$name.json" 'all(len(c["sha256"]) == 64 and c["url"] and c["version"] for c in d["components"])')" \
     "True" "$name: every package has a version, URL and sha256"
   assert_eq "$(json "$WORK/$name.json" 'd["resolution"]["rocm"]["targets"]')" "$(python3 -c 'import sys; print(sys.argv[1].split(";"))' "$arch")" \
@@ -75,7 +77,7 @@ assert_contains "$table" "rocm-sdk-core" "the table lists rocm-sdk-core"
 "$ROCKPACK" --quiet build "$MOCK" "${mock_args[@]}" --set "BASE_IMAGE=oci:$BASE:base" --compression gzip:1 \
   -o "oci:$WORK/img:latest" --resolved "$WORK/resolved.json" >/dev/null || fail "the build failed"
 assert_eq "$(json "$WORK/resolved.json" 'sorted((p["name"], p["sha256"]) for p in d["python"]["packages"])')" \
-  "$(json "$WORK/pytorch-therock-rocm-ci.json" 'sorted((c["name"], c["sha256"]) for c in d["components"])')" \
+  "$(json "$WORK/pytorch-therock-rocm-ci.json" 'sorted((c["name"], c["sha256"]) for c in d["components"] if c["kind"] == "python-package")')" \
   "the packages the build installed are the ones the plan resolved"
 # After the build, plan shows the built layers' digests.
 "$ROCKPACK" plan "$MOCK" "${mock_args[@]}" --set "BASE_IMAGE=oci:$BASE:base" --compression gzip:1 --json >"$WORK/after.json"
