@@ -19,12 +19,14 @@ recipe::LoadOptions load_options(const std::vector<std::string>& set_pairs);
 
 // Loads the recipe and plans the build: every check `build` makes before writing anything.
 // `recipe_file` "-" reads the recipe from stdin (relative paths in it are relative to the working
-// directory); `platform`, when given, replaces the recipe's (build --platform).
+// directory); `platform`, when given, replaces the recipe's (build --platform); `allow_paths` are
+// the host directories `files: src` may read besides the recipe's own (build --allow-path).
 struct LoadedPlan {
   recipe::Recipe recipe;
   BuildPlan plan;
 };
 LoadedPlan load_and_plan(const std::string& recipe_file, const std::vector<std::string>& set_pairs,
-                         PlanOptions plan_options = {}, const std::optional<Platform>& platform = {});
+                         PlanOptions plan_options = {}, const std::optional<Platform>& platform = {},
+                         const std::vector<std::string>& allow_paths = {});
 
 }  // namespace rp::cli

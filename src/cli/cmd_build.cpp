@@ -12,6 +12,7 @@
 #include "cli/registry_flags.hpp"
 #include "cli/vcs_info.hpp"
 #include "cli/image_io.hpp"
+#include "net/url.hpp"
 #include "output/output_spec.hpp"
 #include "plan/login_env.hpp"
 #include "plan/plan.hpp"
@@ -29,6 +30,7 @@ namespace {
 struct BuildArgs {
   std::string recipe;
   std::vector<std::string> set;
+  std::vector<std::string> allow_paths;  // --allow-path: host directories files: src may read
   std::vector<std::string> outputs;
   std::string cache_dir;
   std::string compression;  // empty: the recipe's `compression:`, else gzip
@@ -81,12 +83,12 @@ void run_build(const BuildArgs& args) {
   PlanOptions plan_options;
   VcsInfo vcs = detect_vcs(args.recipe == "-" ? fs::current_path() : fs::absolute(args.recipe).parent_path());
   plan_options.revision = args.revision.empty() ? vcs.revision : args.revision;
-  plan_options.source = strip_userinfo(args.source.empty() ? vcs.source : args.source);
+  plan_options.source = net::redact_credentials(args.source.empty() ? vcs.source : args.source);
   // A base other than scratch is pulled (or imported) into the store while planning.
   plan_options.resolve_base = [&store, &session](const std::string& base, const Platform& platform) {
     return registry::resolve_base(base, platform, store, session);
   };
-  LoadedPlan loaded = load_and_plan(args.recipe, args.set, plan_options, platform_override);
+  LoadedPlan loaded = load_and_plan(args.recipe, args.set, plan_options, platform_override, args.allow_paths);
   BuildPlan plan = std::move(loaded.plan);
   if (args.compression.empty() && loaded.recipe.compression) compression = Compression::parse(*loaded.recipe.compression);
   if (loaded.recipe.python) {
@@ -156,6 +158,7 @@ void add_build_command(CLI::App& app, GlobalOptions&) {
                   "The recipe file (YAML); - reads it from stdin (relative paths are then relative to the working directory)")
       ->required();
   cmd->add_option("--set", args->set, "Override a recipe arg: --set KEY=VALUE (repeatable)")->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--allow-path", args->allow_paths, "Let files: src read this host directory too (repeatable); by default src stays within the directory of the recipe (or fragment) that names it")->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("-o,--output", args->outputs,
                   "Where to write the image: oci:DIR[:TAG], oci-archive:FILE[:TAG] or docker-archive:FILE[:NAME:TAG] "
                   "(repeatable; default oci:out/<name> with every recipe tag)")

@@ -20,5 +20,6 @@ void add_pull_command(CLI::App& app, GlobalOptions& global);
 void add_login_command(CLI::App& app, GlobalOptions& global);
 void add_logout_command(CLI::App& app, GlobalOptions& global);
 void add_gc_command(CLI::App& app, GlobalOptions& global);
+void add_cache_command(CLI::App& app, GlobalOptions& global);
 
 }  // namespace rp::cli

@@ -148,7 +148,7 @@ python::PrereleasePolicy prerelease_policy(recipe::PrereleaseMode mode, bool pre
 
 // An index URL as artifacts name it: no credentials, one trailing '/'.
 std::string display_url(const std::string& url) {
-  std::string u = python::strip_userinfo(url);
+  std::string u = net::redact_credentials(url);
   if (u.empty() || u.back() != '/') u += '/';
   return u;
 }
@@ -248,9 +248,12 @@ PythonStepResult plan_python(const recipe::Recipe& recipe, const BuildPlan& plan
 
   // 2. Where packages go: a venv made here, or the interpreter's own scheme.
   python::InstallScheme scheme;
+  std::set<std::string> venv_files;  // a wheel may not replace these (its bin/python3, say)
   if (py.venv) {
     std::vector<Entry> venv = python::venv_entries(interpreter, *py.venv, origin);
     finalize_entries(venv);
+    for (const auto& e : venv)
+      if (e.type != EntryType::kDirectory) venv_files.insert(e.path);
     result.layers.push_back({kVenvLayer, "rockpack python: venv " + *py.venv + " (" + recipe.file.filename().string() + ")",
                              std::move(venv)});
     scheme = python::venv_scheme(interpreter, *py.venv);
@@ -320,7 +323,7 @@ PythonStepResult plan_python(const recipe::Recipe& recipe, const BuildPlan& plan
     const auto& accepted = artifacts[i].accepted_sha256;
     std::string got = digest_hex(files[i].digest);
     if (!accepted.empty() && std::find(accepted.begin(), accepted.end(), got) == accepted.end())
-      throw InputError(jobs[i].what + " has sha256 " + got + ", which matches none of its pins (--hash or the recipe's sha256:)",
+      throw Error(jobs[i].what + " has sha256 " + got + ", which matches none of its pins (--hash or the recipe's sha256:)",
                        "the file on the index is not the one that was pinned; nothing from it was installed");
   }
   spdlog::info("python: {} wheel{} downloaded ({:.1f} MB), {} already in the store", stats.files_fetched,
@@ -335,6 +338,7 @@ PythonStepResult plan_python(const recipe::Recipe& recipe, const BuildPlan& plan
       o.filename = artifacts[i].filename;
       o.requested = resolved[i].requested;
       o.wheel_digest = files[i].digest;
+      o.protected_paths = venv_files;
       installed[i] = artifacts[i].native_sdist
                          ? options.native_sdist->install(store.blob_path(files[i].digest), scheme, o)
                          : python::install_wheel(store.blob_path(files[i].digest), scheme, o);
