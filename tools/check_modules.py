@@ -23,7 +23,7 @@ DEPENDS = {
     "image": ["util", "entries", "store"],
     "assemble": ["util", "entries", "image", "store"],
     "fetch": ["util", "net", "store"],
-    "output": ["util", "entries", "image", "store", "assemble"],
+    "output": ["util", "entries", "net", "image", "store", "assemble"],
     "registry": ["util", "net", "image", "store", "output"],
     # Ecosystem modules. Known debt (issue 10): python still reads layers through image/ and store/
     # (RootfsView, stored wheels) and writes entries through assemble/ (tar member contents);

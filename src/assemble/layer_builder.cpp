@@ -63,9 +63,11 @@ std::optional<BuiltLayer> LayerBuilder::lookup(const std::string& kind, const st
     hit.layer.blob.size = rec->at("size").get<int64_t>();
     hit.layer.diff_id = rec->at("diff_id").get<std::string>();
     hit.layer.uncompressed_size = rec->at("uncompressed_size").get<uint64_t>();
-    // The blob may have been removed (or healed away after corruption): then it is a miss.
+    // The blob may have been removed, or be corrupt (verify() removes it): then it is a miss and
+    // the layer is built anew, rather than the build failing later when the blob is exported.
     if (store_.contains(hit.layer.blob.digest) &&
-        store_.blob_size(hit.layer.blob.digest) == static_cast<uint64_t>(hit.layer.blob.size))
+        store_.blob_size(hit.layer.blob.digest) == static_cast<uint64_t>(hit.layer.blob.size) &&
+        store_.verify(hit.layer.blob.digest))
       return hit;
   } catch (const std::exception&) {
     // A damaged record is a cache miss.

@@ -42,8 +42,10 @@ recipe::LoadOptions load_options(const std::vector<std::string>& set_pairs) {
 
 LoadedPlan load_and_plan(const std::string& recipe_file, const std::vector<std::string>& set_pairs,
                          PlanOptions plan_options, const std::optional<Platform>& platform,
-                         const StepRunOptions& steps) {
+                         const StepRunOptions& steps,
+                         const std::vector<std::string>& allow_paths) {
   recipe::LoadOptions load = load_options(set_pairs);
+  for (const auto& dir : allow_paths) load.allow_paths.push_back(std::filesystem::absolute(dir).lexically_normal());
   if (recipe_file == "-") {
     std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
     if (text.empty()) throw InputError("the recipe on stdin is empty", "pipe a recipe in: rockpack build - < recipe.yaml");

@@ -21,13 +21,15 @@ recipe::LoadOptions load_options(const std::vector<std::string>& set_pairs);
 // Loads the recipe and plans the build: the base (make_plan), then every step (run_steps) in
 // `steps.mode` — kOffline for `validate` (every check that needs no network), kResolve for `plan`,
 // kBuild for `build`. `recipe_file` "-" reads the recipe from stdin (relative paths in it are
-// relative to the working directory); `platform`, when given, replaces the recipe's (build --platform).
+// relative to the working directory); `platform`, when given, replaces the recipe's (build --platform);
+// `allow_paths` are the host directories `files: src` may read besides the recipe's own (--allow-path).
 struct LoadedPlan {
   recipe::Recipe recipe;
   BuildPlan plan;
 };
 LoadedPlan load_and_plan(const std::string& recipe_file, const std::vector<std::string>& set_pairs,
                          PlanOptions plan_options = {}, const std::optional<Platform>& platform = {},
-                         const StepRunOptions& steps = {StepMode::kOffline, nullptr, {}});
+                         const StepRunOptions& steps = {StepMode::kOffline, nullptr, {}},
+                         const std::vector<std::string>& allow_paths = {});
 
 }  // namespace rp::cli

@@ -12,6 +12,7 @@
 #include "cli/registry_flags.hpp"
 #include "cli/vcs_info.hpp"
 #include "cli/image_io.hpp"
+#include "net/url.hpp"
 #include "output/output_spec.hpp"
 #include "cli/plan_output.hpp"
 #include "plan/plan.hpp"
@@ -28,6 +29,7 @@ namespace {
 struct BuildArgs {
   std::string recipe;
   std::vector<std::string> set;
+  std::vector<std::string> allow_paths;  // --allow-path: host directories files: src may read
   std::vector<std::string> outputs;
   std::string cache_dir;
   std::string compression;  // empty: the recipe's `compression:`, else gzip
@@ -82,7 +84,7 @@ void run_build(const BuildArgs& args) {
   PlanOptions plan_options;
   VcsInfo vcs = detect_vcs(args.recipe == "-" ? fs::current_path() : fs::absolute(args.recipe).parent_path());
   plan_options.revision = args.revision.empty() ? vcs.revision : args.revision;
-  plan_options.source = strip_userinfo(args.source.empty() ? vcs.source : args.source);
+  plan_options.source = net::redact_credentials(args.source.empty() ? vcs.source : args.source);
   // A base other than scratch is pulled (or imported) into the store while planning.
   plan_options.resolve_base = [&store, &session](const std::string& base, const Platform& platform) {
     return registry::resolve_base(base, platform, store, session);
@@ -90,7 +92,7 @@ void run_build(const BuildArgs& args) {
   // Every step (plan/steps.cpp), in its order; with --dry-run they resolve without downloading.
   StepRunOptions steps{args.dry_run ? StepMode::kResolve : StepMode::kBuild, &store, {}};
   steps.downloads.verify_tls = !args.insecure_downloads;
-  LoadedPlan loaded = load_and_plan(args.recipe, args.set, plan_options, platform_override, steps);
+  LoadedPlan loaded = load_and_plan(args.recipe, args.set, plan_options, platform_override, steps, args.allow_paths);
   BuildPlan plan = std::move(loaded.plan);
   if (args.compression.empty() && loaded.recipe.compression) compression = Compression::parse(*loaded.recipe.compression);
   if (args.dry_run) {
@@ -153,6 +155,7 @@ void add_build_command(CLI::App& app, GlobalOptions&) {
                   "The recipe file (YAML); - reads it from stdin (relative paths are then relative to the working directory)")
       ->required();
   cmd->add_option("--set", args->set, "Override a recipe arg: --set KEY=VALUE (repeatable)")->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--allow-path", args->allow_paths, "Let files: src read this host directory too (repeatable); by default src stays within the directory of the recipe (or fragment) that names it")->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("-o,--output", args->outputs,
                   "Where to write the image: oci:DIR[:TAG], oci-archive:FILE[:TAG] or docker-archive:FILE[:NAME:TAG] "
                   "(repeatable; default oci:out/<name> with every recipe tag)")
@@ -194,6 +197,8 @@ void add_plan_command(CLI::App& app, GlobalOptions&) {
   cmd->add_flag("--insecure-downloads", args->insecure_downloads,
                 "Do not verify TLS certificates of package indexes and download URLs");
   cmd->add_option("--platform", args->platform, "Plan for this platform (os/arch[/variant]); overrides the recipe's platform: key");
+  cmd->add_option("--allow-path", args->allow_paths, "As for build: a host directory files: src may read besides the recipe's (repeatable)")
+      ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   add_registry_flags(cmd, args->registry);
   cmd->callback([args] { run_build(*args); });
 }

@@ -13,10 +13,11 @@ namespace {
 struct ValidateArgs {
   std::string recipe;
   std::vector<std::string> set;
+  std::vector<std::string> allow_paths;
 };
 
 void run_validate(const ValidateArgs& args) {
-  BuildPlan plan = load_and_plan(args.recipe, args.set).plan;
+  BuildPlan plan = load_and_plan(args.recipe, args.set, {}, {}, {StepMode::kOffline, nullptr, {}}, args.allow_paths).plan;
   size_t entries = 0;
   uint64_t bytes = 0;
   for (const auto& l : plan.layers) {
@@ -35,6 +36,7 @@ void add_validate_command(CLI::App& app, GlobalOptions&) {
   CLI::App* cmd = app.add_subcommand("validate", "Check a recipe without building it (exit 2 when it is invalid)");
   cmd->add_option("recipe", args->recipe, "The recipe file (YAML)")->required();
   cmd->add_option("--set", args->set, "Override a recipe arg: --set KEY=VALUE (repeatable)")->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--allow-path", args->allow_paths, "As for build: a host directory files: src may read besides the recipe's (repeatable)")->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->callback([args] { run_validate(*args); });
 }
 

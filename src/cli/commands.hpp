@@ -22,5 +22,6 @@ void add_pull_command(CLI::App& app, GlobalOptions& global);
 void add_login_command(CLI::App& app, GlobalOptions& global);
 void add_logout_command(CLI::App& app, GlobalOptions& global);
 void add_gc_command(CLI::App& app, GlobalOptions& global);
+void add_cache_command(CLI::App& app, GlobalOptions& global);
 
 }  // namespace rp::cli

@@ -8,8 +8,10 @@
 #include "cli/version_info.hpp"
 #include "recipe/diagnostics.hpp"
 #include "util/error.hpp"
+#include "util/temp_files.hpp"
 
 int main(int argc, char** argv) {
+  rp::remove_temporaries_on_signal();
   CLI::App app{"rockpack: build reproducible OCI images for ROCm toolchains from YAML recipes, without a daemon"};
   app.set_version_flag("--version", [] { return rp::cli::version_text(); }, "Print the version, commit, build type and compiled-in libraries");
   app.require_subcommand(1);
@@ -31,6 +33,7 @@ int main(int argc, char** argv) {
   rp::cli::add_login_command(app, global);
   rp::cli::add_logout_command(app, global);
   rp::cli::add_gc_command(app, global);
+  rp::cli::add_cache_command(app, global);
   rp::cli::add_reference_commands(app, rp::cli::version_line());
 
   try {

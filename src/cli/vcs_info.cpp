@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "net/url.hpp"
+
 namespace rp::cli {
 
 namespace {
@@ -19,21 +21,11 @@ std::string run_git(const fs::path& dir, const std::string& args) {
 }
 }  // namespace
 
-std::string strip_userinfo(const std::string& url) {
-  auto scheme = url.find("://");
-  if (scheme == std::string::npos) return url;
-  auto host_start = scheme + 3;
-  auto path_start = url.find('/', host_start);
-  auto at = url.rfind('@', path_start == std::string::npos ? url.size() : path_start);
-  if (at == std::string::npos || at < host_start) return url;
-  return url.substr(0, host_start) + url.substr(at + 1);
-}
-
 VcsInfo detect_vcs(const fs::path& dir) {
   VcsInfo info;
   info.revision = run_git(dir, "rev-parse HEAD");
   if (info.revision.size() != 40) info.revision.clear();
-  std::string url = strip_userinfo(run_git(dir, "remote get-url origin"));
+  std::string url = net::redact_credentials(run_git(dir, "remote get-url origin"));
   if (url.rfind("https://", 0) == 0 || url.rfind("http://", 0) == 0) info.source = url;
   return info;
 }

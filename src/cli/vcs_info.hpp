@@ -13,6 +13,5 @@ struct VcsInfo {
   std::string source;
 };
 VcsInfo detect_vcs(const fs::path& dir);
-std::string strip_userinfo(const std::string& url);
 
 }  // namespace rp::cli

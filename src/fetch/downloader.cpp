@@ -103,7 +103,8 @@ std::vector<DownloadResult> download_all(ContentStore& store, const std::vector<
         try {
           r = fetch_one(store, job, options);
         } catch (const DigestMismatch& e) {
-          throw InputError(job.what + " from " + net::redact_url(job.url) + " has sha256 " +
+          // Exit 1, not 2: the input (the pin) may well be right; the bytes that came are wrong.
+          throw Error(job.what + " from " + net::redact_url(job.url) + " has sha256 " +
                                digest_hex(e.actual()) + ", but " + job.sha256 + " was expected",
                            "the file changed on the server or the recorded hash is wrong; nothing from it was "
                            "installed. Check the index (or the recipe's sha256 / --hash pin)");

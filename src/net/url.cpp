@@ -60,6 +60,24 @@ std::string add_query(std::string_view url, std::string_view key, std::string_vi
   return out;
 }
 
+std::string redact_credentials(std::string_view text) {
+  if (auto scheme_end = text.find("://"); scheme_end != std::string_view::npos) {
+    size_t start = scheme_end + 3;
+    size_t end = text.find_first_of("/?#", start);
+    std::string_view authority = text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    auto at = authority.rfind('@');
+    if (at == std::string_view::npos) return std::string(text);
+    return std::string(text.substr(0, start)) + std::string(text.substr(start + at + 1));
+  }
+  // No scheme: "user:password@" before the first '/' (and a '/' after it) is userinfo ("u:pw@host/x");
+  // an '@' after a '/' is a digest ("host/x@sha256:..."), a bare user name is no secret ("git@host:p").
+  auto slash = text.find('/');
+  auto at = text.substr(0, slash).rfind('@');
+  if (slash == std::string_view::npos || at == std::string_view::npos) return std::string(text);
+  if (text.substr(0, at).find(':') == std::string_view::npos) return std::string(text);
+  return "***@" + std::string(text.substr(at + 1));
+}
+
 std::string redact_url(std::string_view url) {
   UrlParts p = split_url(url);
   std::string path = p.path_and_query.substr(0, p.path_and_query.find('?'));

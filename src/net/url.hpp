@@ -22,5 +22,10 @@ std::string add_query(std::string_view url, std::string_view key, std::string_vi
 std::string url_encode(std::string_view s);
 // The URL without userinfo and without its query (upload Locations carry state tokens).
 std::string redact_url(std::string_view url);
+// The one redaction for text that may carry credentials, used in every message and log line that
+// can show a URL or an image reference: "scheme://user:pw@host/p?q" -> "scheme://host/p?q" (the
+// query is kept: it may be needed to tell URLs apart) and "user:pw@host/name" (a reference or a
+// scp-like location) -> "***@host/name" (a bare user name, as in "git@host:path", is kept). Text without userinfo comes back unchanged.
+std::string redact_credentials(std::string_view text);
 
 }  // namespace rp::net

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "image/media_types.hpp"
+#include "util/strings.hpp"
 #include "util/digest.hpp"
 #include "util/error.hpp"
 
@@ -219,7 +220,20 @@ LocalImage read_docker_archive(const fs::path& file) {
   img.source = "docker-archive:" + file.string();
   std::map<std::string, uint64_t> sizes;
   std::map<std::string, std::string> small_json;  // path -> content, for manifest.json and configs
+  // Older `docker save` writes a layer that repeats an earlier one as a symlink (or hardlink) to it.
+  std::map<std::string, std::string> links;  // member -> the member it links to (archive path)
   scan_tar(file, [&](archive* a, archive_entry* e, const std::string& name) {
+    if (archive_entry_filetype(e) == AE_IFLNK && archive_entry_symlink(e)) {
+      fs::path target = fs::path(name).parent_path() / archive_entry_symlink(e);
+      links[name] = target.lexically_normal().string();
+      return;
+    }
+    if (const char* hard = archive_entry_hardlink(e)) {
+      std::string target = hard;
+      while (target.rfind("./", 0) == 0) target = target.substr(2);
+      links[name] = target;
+      return;
+    }
     sizes[name] = static_cast<uint64_t>(archive_entry_size(e));
     bool jsonish = name == "manifest.json" || name.ends_with(".json") ||
                    (name.rfind("blobs/sha256/", 0) == 0 && archive_entry_size(e) <= static_cast<int64_t>(kMaxJsonSize));
@@ -240,7 +254,8 @@ LocalImage read_docker_archive(const fs::path& file) {
     if (t.is_string()) img.repo_tags.push_back(t);
   for (const auto& l : m.value("Layers", nlohmann::json::array())) {
     std::string path = l.is_string() ? l.get<std::string>() : "";
-    if (!sizes.count(path)) throw Error(file.string() + ": layer " + path + " is missing");
+    for (int hops = 0; links.count(path) && hops < 8; ++hops) path = links[path];
+    if (!sizes.count(path)) throw Error(file.string() + ": layer " + shorten(path) + " is missing (or a link to nothing)");
     std::string digest;
     if (path.rfind("blobs/sha256/", 0) == 0 && is_valid_digest("sha256:" + path.substr(13)))
       digest = "sha256:" + path.substr(13);

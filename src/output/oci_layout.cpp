@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <spdlog/spdlog.h>
@@ -12,6 +13,7 @@
 #include "image/media_types.hpp"
 #include "util/digest.hpp"
 #include "util/error.hpp"
+#include "util/temp_files.hpp"
 
 namespace rp {
 
@@ -22,14 +24,32 @@ constexpr const char* kLayoutFile = "{\"imageLayoutVersion\":\"1.0.0\"}";
 
 void put_blob_bytes(const fs::path& dir, const std::string& digest, const std::string& bytes) {
   fs::path p = dir / "blobs" / "sha256" / digest_hex(digest);
-  if (!fs::exists(p)) write_file_atomic(p, bytes);
+  std::error_code ec;
+  // An existing blob is compared, not trusted: a damaged one is replaced (it is small).
+  if (fs::is_regular_file(p, ec) && fs::file_size(p, ec) == bytes.size() && read_file(p) == bytes) return;
+  write_file_atomic(p, bytes);
+}
+
+bool same_inode(const fs::path& a, const fs::path& b) {
+  struct stat sa, sb;
+  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+// Whether the layout file `p` holds the blob `digest` (hashed: its size alone proves nothing).
+bool holds_blob(const fs::path& p, const std::string& digest, int64_t size) {
+  std::error_code ec;
+  if (!fs::is_regular_file(p, ec) || fs::file_size(p, ec) != static_cast<uintmax_t>(size)) return false;
+  HashingSink hash(nullptr);
+  stream_file(p, hash);
+  return hash.finish_digest() == digest;
 }
 
 void put_blobs(const SealedImage& image, const ContentStore& store, const fs::path& dir) {
   for (const auto& layer : image.layers) {
     fs::path p = dir / "blobs" / "sha256" / digest_hex(layer.blob.digest);
-    std::error_code ec;
-    if (fs::exists(p, ec) && fs::file_size(p, ec) == static_cast<uintmax_t>(layer.blob.size)) continue;
+    // A hardlink of the store's blob is checked by export_to with the store's stat-identity rule
+    // (cheap); a separate copy is hashed, and replaced when it does not match.
+    if (!same_inode(p, store.blob_path(layer.blob.digest)) && holds_blob(p, layer.blob.digest, layer.blob.size)) continue;
     store.export_to(layer.blob.digest, p);
   }
   put_blob_bytes(dir, image.config.digest, image.config_bytes);
@@ -144,23 +164,36 @@ void write_oci_layout(const SealedImage& image, const ContentStore& store, const
   std::error_code ec;
   if (!fs::exists(dir, ec)) {
     fs::path tmp = temp_sibling(dir);
+    bool lost_race = false;
     try {
       fs::create_directories(tmp / "blobs" / "sha256");
       write_file_atomic(tmp / "oci-layout", kLayoutFile);
       put_blobs(image, store, tmp);
       write_file_atomic(tmp / "index.json", canonical_json(updated_index({}, image.manifest, tags)));
       if (dir.has_parent_path()) fs::create_directories(dir.parent_path());
-      fs::rename(tmp, dir);
+      // rename(2) of a directory onto a non-empty one fails: another build created the layout
+      // between the check above and here. Its layout is complete (it was renamed into place
+      // whole), so this image is added to it below, under its lock, like to any existing layout.
+      fs::rename(tmp, dir, ec);
+      if (ec && ec != std::errc::directory_not_empty && ec != std::errc::file_exists)
+        throw Error("cannot rename " + tmp.string() + " to " + dir.string() + ": " + ec.message());
+      lost_race = static_cast<bool>(ec);
     } catch (...) {
       fs::remove_all(tmp, ec);
       throw;
     }
-    return;
+    if (!lost_race) return;
+    fs::remove_all(tmp, ec);
   }
   if (!fs::is_directory(dir) || !fs::exists(dir / "oci-layout"))
     throw Error(dir.string() + " exists and is not an OCI image layout",
                 "choose another directory, or remove it first");
   LayoutLock lock(dir);
+  // What killed writers left: partial blobs and index temporaries, and new layouts never renamed.
+  remove_orphaned_temporaries(dir / "blobs" / "sha256");
+  remove_orphaned_temporaries(dir);
+  if (!dir.filename().empty())
+    remove_orphaned_temporaries(dir.has_parent_path() ? dir.parent_path() : fs::path("."), dir.filename().string() + ".tmp-");
   put_blobs(image, store, dir);
   nlohmann::json existing;
   if (fs::exists(dir / "index.json")) {

@@ -2,6 +2,7 @@
 
 #include <regex>
 
+#include "net/url.hpp"
 #include "util/error.hpp"
 
 namespace rp {
@@ -10,7 +11,7 @@ namespace {
 const std::regex kTag("[A-Za-z0-9_][A-Za-z0-9._-]{0,127}");
 
 [[noreturn]] void bad(const std::string& text, const std::string& why) {
-  throw InputError("invalid image location '" + text + "': " + why,
+  throw InputError("invalid image location '" + shorten(net::redact_credentials(text)) + "': " + shorten(why),
                    "use oci:DIR[:TAG], oci-archive:FILE[:TAG] or docker-archive:FILE[:NAME:TAG]");
 }
 }  // namespace

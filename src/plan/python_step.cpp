@@ -151,7 +151,7 @@ python::PrereleasePolicy prerelease_policy(recipe::PrereleaseMode mode, bool pre
 
 // An index URL as artifacts name it: no credentials, one trailing '/'.
 std::string display_url(const std::string& url) {
-  std::string u = python::strip_userinfo(url);
+  std::string u = net::redact_credentials(url);
   if (u.empty() || u.back() != '/') u += '/';
   return u;
 }
@@ -286,6 +286,7 @@ struct InstallTarget {
   std::optional<LayerPlan> venv_layer;
   std::vector<std::pair<std::string, std::string>> env;
   std::string bin;  // the venv's bin directory, for PATH; empty without a venv
+  std::set<std::string> protected_paths;  // the venv's files: a wheel may not replace them (its bin/python3, say)
 };
 
 InstallTarget install_target(const python::Interpreter& interpreter, const recipe::PythonSection& py,
@@ -295,6 +296,8 @@ InstallTarget install_target(const python::Interpreter& interpreter, const recip
   if (py.venv) {
     std::vector<Entry> venv = python::venv_entries(interpreter, *py.venv, origin);
     finalize_entries(venv);
+    for (const auto& e : venv)
+      if (e.type != EntryType::kDirectory) out.protected_paths.insert(e.path);
     out.venv_layer = LayerPlan{kVenvLayer, "rockpack python: venv " + *py.venv + " (" + recipe_file + ")", std::move(venv), {}};
     out.scheme = python::venv_scheme(interpreter, *py.venv);
     out.env.push_back({"VIRTUAL_ENV", *py.venv});
@@ -376,7 +379,7 @@ std::vector<DownloadedWheel> download_verified(const StepContext& context, pytho
     const auto& accepted = out[i].artifact.accepted_sha256;
     std::string got = digest_hex(files[i].digest);
     if (!accepted.empty() && std::find(accepted.begin(), accepted.end(), got) == accepted.end())
-      throw InputError(jobs[i].what + " has sha256 " + got + ", which matches none of its pins (--hash or the recipe's sha256:)",
+      throw Error(jobs[i].what + " has sha256 " + got + ", which matches none of its pins (--hash or the recipe's sha256:)",
                        "the file on the index is not the one that was pinned; nothing from it was installed");
     out[i].file = files[i];
   }
@@ -389,8 +392,9 @@ std::vector<DownloadedWheel> download_verified(const StepContext& context, pytho
 // hook, and the check that no two wheels write one file.
 std::vector<python::InstalledWheel> install_all(const StepContext& context, const std::vector<python::ResolvedPackage>& resolved,
                                                 const std::vector<DownloadedWheel>& wheels,
-                                                const python::InstallScheme& scheme, const PythonAdditions& additions) {
+                                                const InstallTarget& target, const PythonAdditions& additions) {
   ContentStore& store = *context.store;
+  const python::InstallScheme& scheme = target.scheme;
   std::vector<python::InstalledWheel> installed(resolved.size());
   std::vector<std::function<void()>> work;
   for (size_t i = 0; i < resolved.size(); ++i) {
@@ -399,6 +403,7 @@ std::vector<python::InstalledWheel> install_all(const StepContext& context, cons
       o.filename = wheels[i].artifact.filename;
       o.requested = resolved[i].requested;
       o.wheel_digest = wheels[i].file.digest;
+      o.protected_paths = target.protected_paths;
       installed[i] = wheels[i].artifact.native_sdist
                          ? additions.native_sdist->install(store.blob_path(wheels[i].file.digest), scheme, o)
                          : python::install_wheel(store.blob_path(wheels[i].file.digest), scheme, o);
@@ -512,7 +517,7 @@ PythonStepResult plan_python(const StepContext& context, const recipe::PythonSec
   std::vector<python::InstalledWheel> installed;
   if (context.mode == StepMode::kBuild) {
     wheels = download_verified(context, *finder, resolved);
-    installed = install_all(context, resolved, wheels, target.scheme, additions);
+    installed = install_all(context, resolved, wheels, target, additions);
   } else {
     for (const auto& p : resolved) wheels.push_back({finder->artifact(p.name, python::Candidate{p.version, p.url}), {}});
     // Every file in the store already (an earlier build): plan the layers' contents too, so that
@@ -523,7 +528,7 @@ PythonStepResult plan_python(const StepContext& context, const recipe::PythonSec
     });
     if (all_stored) {
       for (auto& w : wheels) w.file = {"sha256:" + w.artifact.sha256, store.blob_size("sha256:" + w.artifact.sha256), false};
-      installed = install_all(context, resolved, wheels, target.scheme, additions);
+      installed = install_all(context, resolved, wheels, target, additions);
     }
   }
   assign_layers(py, indexes, resolved, wheels, std::move(installed), recipe_file, result);

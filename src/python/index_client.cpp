@@ -68,7 +68,7 @@ std::string distribution_project(std::string_view filename) {
 
 IndexClient::IndexClient(IndexSource source, IndexClientOptions options)
     : source_(std::move(source)), options_(options) {
-  base_url_ = with_trailing_slash(strip_userinfo(source_.url));
+  base_url_ = with_trailing_slash(net::redact_credentials(source_.url));
   display_url_ = net::redact_url(source_.url);
   if (!is_http_url(base_url_))
     throw InputError("index URL " + display_url_ + " is not an http:// or https:// URL",
@@ -81,13 +81,13 @@ bool IndexClient::pins(const std::string& normalized_name) const {
 }
 
 net::Headers IndexClient::auth_headers_for(const std::string& url) const {
-  if (!credential_ || !net::same_origin(base_url_, strip_userinfo(url))) return {};
+  if (!credential_ || !net::same_origin(base_url_, net::redact_credentials(url))) return {};
   return {{"Authorization", basic_authorization(*credential_)}};
 }
 
 net::HttpResponse IndexClient::get(const std::string& url, size_t max_body) const {
   net::HttpRequest request;
-  request.url = strip_userinfo(url);
+  request.url = net::redact_credentials(url);
   request.headers = auth_headers_for(url);
   request.verify_tls = options_.verify_tls;
   request.max_body = max_body;
@@ -122,7 +122,7 @@ std::optional<std::vector<DistFile>> IndexClient::project_files(const std::strin
                 status_hint(response.status, credential_ ? credential_->source : ""));
   } else {
     // Relative links resolve against the URL that answered (after redirects), without credentials.
-    files = parse_page(response, strip_userinfo(response.url.empty() ? page_url : response.url)).files;
+    files = parse_page(response, net::redact_credentials(response.url.empty() ? page_url : response.url)).files;
   }
   std::lock_guard lock(mu_);
   ++stats_.page_requests;
@@ -165,7 +165,7 @@ void FindLinks::load() {
     if (!response.ok())
       throw Error("find-links page " + client.display_url() + " answered HTTP " + std::to_string(response.status),
                   status_hint(response.status, ""));
-    files_ = parse_project_html(response.body, strip_userinfo(response.url.empty() ? location_ : response.url)).files;
+    files_ = parse_project_html(response.body, net::redact_credentials(response.url.empty() ? location_ : response.url)).files;
     return;
   }
   fs::path dir = location_.starts_with("file://") ? fs::path(percent_decode(location_.substr(7))) : fs::path(location_);

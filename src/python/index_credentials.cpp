@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "net/url.hpp"
 #include "python/index_client.hpp"
 #include "python/text.hpp"
 #include "python/url.hpp"
@@ -49,7 +50,7 @@ std::optional<std::string> userinfo(std::string_view url) {
 std::string env_value(const std::string& name, const IndexSource& index, const char* what) {
   const char* v = std::getenv(name.c_str());
   if (!v)
-    throw InputError("the " + std::string(what) + " for index " + strip_userinfo(index.url) +
+    throw InputError("the " + std::string(what) + " for index " + net::redact_credentials(index.url) +
                          " comes from the environment variable " + name + ", which is not set",
                      "set " + name + " (or remove it from the index's settings)");
   return v;
@@ -123,15 +124,6 @@ std::optional<BasicCredential> resolve_index_credential(const IndexSource& index
 
 std::string basic_authorization(const BasicCredential& credential) {
   return "Basic " + base64_encode(credential.username + ":" + credential.password);
-}
-
-std::string strip_userinfo(std::string_view url) {
-  auto parts = UrlParts::split(url);
-  if (!parts.authority) return std::string(url);
-  size_t at = parts.authority->rfind('@');
-  if (at == std::string::npos) return std::string(url);
-  parts.authority = parts.authority->substr(at + 1);
-  return parts.join();
 }
 
 std::string url_host(std::string_view url) {

@@ -31,8 +31,6 @@ std::optional<BasicCredential> resolve_index_credential(const IndexSource& index
 // "Basic <base64(user:password)>".
 std::string basic_authorization(const BasicCredential& credential);
 
-// The URL without "user:password@" (the query and the rest are kept, unlike net::redact_url).
-std::string strip_userinfo(std::string_view url);
 // The host of a URL, lowercased, without port or userinfo ("" when there is none).
 std::string url_host(std::string_view url);
 

@@ -330,6 +330,56 @@ const PackageFinder::FileChoice& PackageFinder::choice(const std::string& name, 
   return it->second;
 }
 
+namespace {
+// A store blob written by one attempt of a retried GET: each attempt starts a fresh blob.
+class RetryableBlobSink final : public ByteSink {
+ public:
+  explicit RetryableBlobSink(ContentStore& store) : store_(store) {}
+  void restart() { writer_ = store_.begin_blob(); }
+  void write(const void* data, size_t size) override {
+    if (!writer_) restart();
+    writer_->write(data, size);
+  }
+  using ByteSink::write;
+  std::string commit(const std::string& expected) {
+    if (!writer_) restart();
+    return writer_->commit(expected);
+  }
+
+ private:
+  ContentStore& store_;
+  std::unique_ptr<ContentStore::BlobWriter> writer_;
+};
+}  // namespace
+
+std::string PackageFinder::metadata_of_downloaded_wheel(const DistFile& f, const net::Headers& headers,
+                                                        const std::string& shown, const std::string& name) {
+  spdlog::info("index: {} serves neither byte ranges nor .metadata files; downloading {} whole to read its metadata",
+               net::redact_url(f.url), f.filename);
+  RetryableBlobSink sink(*options_.store);
+  net::HttpRequest request;
+  request.url = net::redact_credentials(f.url);
+  request.headers = headers;
+  request.sink = &sink;
+  request.before_sink = [&sink](long) { sink.restart(); };
+  request.max_body = 1 << 20;  // error bodies only
+  request.verify_tls = options_.client.verify_tls;
+  net::HttpResponse response = perform_with_retry(request, options_.client.retry);
+  if (!response.ok())
+    throw Error(shown + ": HTTP " + std::to_string(response.status) + " while downloading the wheel");
+  std::string digest;
+  try {
+    digest = sink.commit(f.sha256 ? "sha256:" + *f.sha256 : "");
+  } catch (const DigestMismatch& e) {
+    throw Error(shown + " has sha256 " + digest_hex(e.actual()) + ", but the index says " + *f.sha256,
+                "the file changed on the server or the index is wrong; nothing from it was installed");
+  }
+  auto archive = WheelArchive::open(options_.store->blob_path(digest), f.filename);
+  const ZipMember* member = find_metadata_member(archive->members(), name);
+  if (!member) throw InputError(shown + ": no (unique) *.dist-info/METADATA member", "the wheel is damaged");
+  return archive->read_member(*member, kMaxMetadataSize);
+}
+
 std::string PackageFinder::metadata_text(const std::string& name, const FileChoice& c) {
   const DistFile& f = c.file;
   if (options_.store && f.sha256) {
@@ -344,7 +394,7 @@ std::string PackageFinder::metadata_text(const std::string& name, const FileChoi
                        "use an index that publishes hashes (#sha256= in its links)");
     net::Headers headers = c.index ? c.index->auth_headers_for(f.url) : auth_headers_for(f.url);
     // Not cached here: the metadata depends on the handler's choices (targets), not only the file.
-    return options_.native_sdist->metadata({f.filename, strip_userinfo(f.url), f.sha256.value_or(""), headers, c.origin});
+    return options_.native_sdist->metadata({f.filename, net::redact_credentials(f.url), f.sha256.value_or(""), headers, c.origin});
   }
   if (is_file_url(f.url)) {
     auto archive = WheelArchive::open(local_path(f.url), f.filename);
@@ -362,7 +412,7 @@ std::string PackageFinder::metadata_text(const std::string& name, const FileChoi
         response = c.index->get(f.url + ".metadata", kMaxMetadataSize);
       } else {
         net::HttpRequest request;
-        request.url = strip_userinfo(f.url + ".metadata");
+        request.url = net::redact_credentials(f.url + ".metadata");
         request.max_body = kMaxMetadataSize;
         request.verify_tls = options_.client.verify_tls;
         response = perform_with_retry(request, options_.client.retry);
@@ -386,9 +436,14 @@ std::string PackageFinder::metadata_text(const std::string& name, const FileChoi
     if (!have) {
       RangeStats stats;
       net::Headers headers = c.index ? c.index->auth_headers_for(f.url) : auth_headers_for(f.url);
-      HttpRangeSource source(strip_userinfo(f.url), headers, &stats, options_.remote);
+      HttpRangeSource source(net::redact_credentials(f.url), headers, &stats, options_.remote);
       try {
         text = read_remote_metadata(source, shown, name, options_.remote);
+      } catch (const WholeWheelNeeded&) {
+        // Like pip and uv: the wheel is downloaded whole (into the store, where the install
+        // step finds it by its sha256) and its metadata read there.
+        if (!options_.store) throw;
+        text = metadata_of_downloaded_wheel(f, headers, shown, name);
       } catch (...) {
         if (c.index) c.index->add_metadata_stats(stats.requests, stats.bytes);
         throw;
@@ -447,7 +502,7 @@ WheelArtifact PackageFinder::artifact(const std::string& name, const Candidate& 
   a.name = normalized;
   a.version = c.wheel.version;
   a.filename = c.file.filename;
-  a.url = strip_userinfo(c.file.url);
+  a.url = net::redact_credentials(c.file.url);
   a.index = c.origin;
   a.size = c.file.size;
   a.yanked = c.file.yanked.has_value();

@@ -95,6 +95,10 @@ class PackageFinder final : public ResolverProvider {
   Project collect(const std::string& name);
   const FileChoice& choice(const std::string& name, const Candidate& candidate);
   std::string metadata_text(const std::string& name, const FileChoice& file);
+  // Downloads the wheel whole into the store (verified against the index's sha256 when it gave
+  // one) and reads its METADATA there: for servers without byte ranges and PEP 658.
+  std::string metadata_of_downloaded_wheel(const DistFile& f, const net::Headers& headers, const std::string& shown,
+                                           const std::string& name);
 
   FinderOptions options_;
   TagPolicy tags_;

@@ -257,7 +257,7 @@ void HttpRangeSource::download_whole_file(const std::string& why) {
     response = ranged_get(url_, headers_, "", sink, options_, stats_);
   } catch (const Error&) {
     if (!sink.overflow()) throw;
-    throw Error(net::redact_url(url_) + ": " + why + ", and the wheel is larger than " +
+    throw WholeWheelNeeded(net::redact_url(url_) + ": " + why + ", and the wheel is larger than " +
                     std::to_string(options_.max_full_download >> 20) + " MiB: too large to download just to read its metadata",
                 "use an index that supports HTTP Range requests or serves PEP 658 .metadata files");
   }
@@ -275,7 +275,7 @@ std::string HttpRangeSource::read_tail(uint64_t length, uint64_t* file_size) {
       response = ranged_get(url_, headers_, "bytes=-" + std::to_string(length), sink, options_, stats_);
     } catch (const Error&) {
       if (!sink.overflow()) throw;
-      throw Error(net::redact_url(url_) + ": the server ignores HTTP Range requests, and the wheel is larger than " +
+      throw WholeWheelNeeded(net::redact_url(url_) + ": the server ignores HTTP Range requests, and the wheel is larger than " +
                       std::to_string(options_.max_full_download >> 20) +
                       " MiB: too large to download just to read its metadata",
                   "use an index that supports HTTP Range requests or serves PEP 658 .metadata files");

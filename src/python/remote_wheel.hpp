@@ -51,6 +51,14 @@ class RangeSource {
   virtual std::string read_range(uint64_t offset, uint64_t length) = 0;
 };
 
+// The server can only give the whole wheel (no Range, no PEP 658), and it is larger than
+// max_full_download: a caller with somewhere to put it downloads it whole (the wheel is about to be
+// installed anyway) and reads its metadata there.
+class WholeWheelNeeded : public Error {
+ public:
+  using Error::Error;
+};
+
 struct RemoteReadOptions {
   uint64_t tail_size = 64 * 1024;                // first suffix request
   uint64_t max_directory_size = 64ull << 20;     // a larger central directory is refused

@@ -25,7 +25,10 @@ namespace {
 // small enough that a hostile wheel cannot exhaust memory.
 constexpr uint64_t kMaxWheelFileSize = 1 << 20;
 constexpr uint64_t kMaxMetadataSize = 64ull << 20;
-constexpr uint64_t kMaxRecordSize = 256ull << 20;
+// RECORD of the largest ROCm wheels (~100k files) is ~15 MB; more is hostile (it is parsed in memory).
+constexpr uint64_t kMaxRecordSize = 64ull << 20;
+// Warnings kept per wheel; a wheel with millions of bad RECORD rows must not flood the log.
+constexpr size_t kMaxWarnings = 20;
 constexpr uint64_t kMaxEntryPointsSize = 16ull << 20;
 constexpr uint64_t kMaxRewrittenScriptSize = 64ull << 20;
 
@@ -80,10 +83,24 @@ class WheelInstall {
     plan_launchers();
     plan_dist_info_files();
     build_entries();
+    if (dropped_warnings_)
+      result_.warnings.push_back("... and " + std::to_string(dropped_warnings_) + " more warning" +
+                                 (dropped_warnings_ == 1 ? "" : "s") + " about this wheel");
     return std::move(result_);
   }
 
  private:
+  // Deduplicated and capped (kMaxWarnings); quoted names are shortened by the caller's text.
+  void warn(std::string text) {
+    if (text.size() > 1000) text = text.substr(0, 1000) + "...";
+    if (std::find(result_.warnings.begin(), result_.warnings.end(), text) != result_.warnings.end()) return;
+    if (result_.warnings.size() >= kMaxWarnings) {
+      ++dropped_warnings_;
+      return;
+    }
+    result_.warnings.push_back(std::move(text));
+  }
+
   [[noreturn]] void fail(const std::string& what, const std::string& hint = {}) const {
     throw InputError(result_.filename + ": " + what, hint.empty() ? "the wheel is malformed" : hint);
   }
@@ -119,7 +136,7 @@ class WheelInstall {
     result_.wheel_info = WheelInfo::parse(
         archive_->read_member(require_member(prefix + "WHEEL"), kMaxWheelFileSize), prefix + "WHEEL");
     if (result_.wheel_info.version_minor > 0)
-      result_.warnings.push_back(result_.filename + ": Wheel-Version " + std::to_string(result_.wheel_info.version_major) +
+      warn(result_.filename + ": Wheel-Version " + std::to_string(result_.wheel_info.version_major) +
                                  "." + std::to_string(result_.wheel_info.version_minor) +
                                  " is newer than 1.0, which this installer implements");
     result_.metadata = CoreMetadata::parse(
@@ -227,7 +244,7 @@ class WheelInstall {
         file.record.size = row->second.size.empty() ? std::to_string(m.uncompressed_size) : row->second.size;
       } else {
         // Not hashed in RECORD: hash it now so that the installed RECORD is complete.
-        result_.warnings.push_back(result_.filename + ": '" + m.name + "' is not listed with a hash in RECORD");
+        warn(result_.filename + ": '" + m.name + "' is not listed with a hash in RECORD");
         MemberHash hashed = hash_member(*archive_, m);
         file.record.hash = hashed.record_hash;
         file.record.size = std::to_string(hashed.size);
@@ -236,7 +253,7 @@ class WheelInstall {
     }
     for (const auto& [path, row] : record_) {
       if (!used_record_rows_.count(path) && !generated.count(path) && !launcher_skipped(path))
-        result_.warnings.push_back(result_.filename + ": RECORD lists '" + path + "', which the wheel does not contain");
+        warn(result_.filename + ": RECORD lists '" + path + "', which the wheel does not contain");
     }
   }
 
@@ -262,6 +279,11 @@ class WheelInstall {
 
   void add_file(PlannedFile file, const std::string& source) {
     std::string path = image_path(file.target);
+    if (options_.protected_paths.count(path)) {
+      warn("'" + source + "' would replace /" + path +
+                                 " of the environment; it was left out (the environment's is kept)");
+      return;
+    }
     auto [it, inserted] = file_sources_.emplace(path, source);
     if (!inserted)
       fail("'" + source + "' and '" + it->second + "' would both be installed as /" + path);
@@ -340,6 +362,7 @@ class WheelInstall {
   std::string root_dir_;       // purelib or platlib
   std::unordered_map<std::string, RecordRow> record_;
   std::set<std::string> used_record_rows_;
+  size_t dropped_warnings_ = 0;
   std::vector<EntryPoint> launchers_;
   std::set<std::string> launcher_names_;
   std::vector<PlannedFile> files_;

@@ -4,6 +4,7 @@
 // members stream from the zip when the layer is written; only rewritten scripts, generated
 // launchers and the new RECORD / INSTALLER / REQUESTED are held in memory.
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,9 @@ struct InstallOptions {
   // checked against the index hash). Lets layer cache keys name members without inflating them;
   // empty means members are hashed when a cache key is needed.
   std::string wheel_digest;
+  // Image paths (no leading '/') the environment owns, such as the venv's bin/python3 link: a wheel
+  // file that would replace one (a .data/data/bin/python3) is left out, with a warning.
+  std::set<std::string> protected_paths;
   // The INSTALLER file's content (one line).
   std::string installer = "rockpack";
 };

@@ -2,6 +2,7 @@
 // collected and overridden by --set, then each document is converted onto one Recipe in merge
 // order (fragments first, the recipe last). Conversion checks every key and type and substitutes
 // ${VAR} as it goes, recording errors with their YAML location instead of stopping at the first.
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <ctime>
@@ -13,6 +14,7 @@
 #include "recipe/python_section.hpp"
 #include "recipe/rocm_section.hpp"
 #include "recipe/substitute.hpp"
+#include "recipe/yaml_bounds.hpp"
 #include "registry/reference.hpp"
 
 namespace rp::recipe {
@@ -73,6 +75,10 @@ class Loader {
   void owner_and_layer(const DocumentReader& in, const YAML::Node& item, uint32_t& uid, uint32_t& gid,
                        std::string& layer);
   void convert_file(const DocumentReader& in, const YAML::Node& item, Recipe& r);
+  // `files: src` reads the declaring document's directory, or one of --allow-path's.
+  bool src_allowed(const fs::path& src, const fs::path& document_dir) const;
+  // "${VAR}" with VAR given by --set: the user named that host file on the command line.
+  bool set_on_command_line(const std::string& written) const;
   void convert_symlink(const DocumentReader& in, const YAML::Node& item, Recipe& r);
   std::optional<std::vector<std::string>> command(const DocumentReader& in, const YAML::Node& node, const std::string& key);
 
@@ -130,11 +136,21 @@ void Loader::load_document(const fs::path& file, bool fragment, const SourceLoca
   DocumentReader in(file, diag_, vars_);
   try {
     doc.root = from_text ? YAML::Load(*options_.recipe_text) : YAML::LoadFile(file.string());
+  } catch (const YAML::DeepRecursion& e) {
+    diag_.error({file.string(), e.mark.line + 1, e.mark.column + 1},
+                "invalid YAML: nested " + std::to_string(e.depth()) + " levels deep, more than a recipe may",
+                "a recipe nests a few levels; check the file is the recipe you meant");
+    return;
   } catch (const YAML::ParserException& e) {
     diag_.error({file.string(), e.mark.line + 1, e.mark.column + 1}, "invalid YAML: " + e.msg);
     return;
   } catch (const YAML::Exception& e) {
     diag_.error({file.string()}, std::string("cannot read: ") + e.what());
+    return;
+  }
+  if (auto problem = yaml_bounds_problem(doc.root)) {
+    diag_.error({file.string()}, "invalid recipe: " + *problem,
+                "a recipe is small: check the file is the recipe you meant, and that anchors (&name) are not reused to inflate it");
     return;
   }
   if (doc.root.IsNull()) doc.root = YAML::Node(YAML::NodeType::Map);
@@ -269,6 +285,34 @@ void Loader::owner_and_layer(const DocumentReader& in, const YAML::Node& item, u
   if (auto n = item["layer"]) layer = in.text(n, "layer").value_or(kDefaultLayer);
 }
 
+namespace {
+// Whether `path` (lexically normal, absolute) lies within `dir`, symlinks of its directories
+// resolved: "sub/x" where sub links to /etc is outside. `path` itself may be a symlink (it is
+// copied as one, never followed).
+bool path_within(const fs::path& path, const fs::path& dir) {
+  std::error_code ec;
+  fs::path real_dir = fs::weakly_canonical(dir, ec);
+  if (ec) return false;
+  fs::path real = fs::weakly_canonical(path.parent_path(), ec) / path.filename();
+  if (ec) return false;
+  auto rel = real.lexically_relative(real_dir);
+  return !rel.empty() && *rel.begin() != "..";
+}
+}  // namespace
+
+bool Loader::set_on_command_line(const std::string& written) const {
+  if (written.size() < 4 || !written.starts_with("${") || written.back() != '}') return false;
+  std::string name = written.substr(2, written.size() - 3);
+  return name.find_first_of("${}") == std::string::npos && options_.set_args.count(name) > 0;
+}
+
+bool Loader::src_allowed(const fs::path& src, const fs::path& document_dir) const {
+  if (path_within(src, fs::absolute(document_dir))) return true;
+  for (const auto& dir : options_.allow_paths)
+    if (path_within(src, dir)) return true;
+  return false;
+}
+
 void Loader::convert_file(const DocumentReader& in, const YAML::Node& item, Recipe& r) {
   if (!item.IsMap()) {
     diag_.error(in.at(item), "each 'files' item must be a mapping with dest and content or src");
@@ -285,6 +329,11 @@ void Loader::convert_file(const DocumentReader& in, const YAML::Node& item, Reci
       if (!fs::exists(fs::symlink_status(p, ec)))
         diag_.error(in.at(n), "src '" + *s + "' does not exist (looked for " + p.string() + ")",
                     "src is relative to the file that declares it");
+      else if (!set_on_command_line(n.Scalar()) && !src_allowed(p, in.file().parent_path()))
+        diag_.error(in.at(n), "src '" + *s + "' is outside the directory of " + in.file().filename().string() + " (" +
+                                  fs::absolute(in.file().parent_path()).lexically_normal().string() + ")",
+                    "a recipe reads only its own directory, like docker's build context; pass "
+                    "`--allow-path DIR` to let it read DIR too");
       else
         f.src = p;
     }

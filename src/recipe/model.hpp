@@ -150,6 +150,9 @@ struct LoadOptions {
   // The recipe's text when it comes on stdin (`build -`): then the recipe "file" is <cwd>/<stdin>,
   // and every relative path in it is relative to the working directory.
   std::optional<std::string> recipe_text;
+  // Host directories `files: src` may read besides the directory of the document naming it
+  // (build --allow-path); absolute. Like docker's build context, nothing else on the host is reachable.
+  std::vector<fs::path> allow_paths;
 };
 
 inline constexpr const char* kStdinRecipeName = "<stdin>";

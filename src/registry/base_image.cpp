@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "output/base_layer_check.hpp"
 #include "output/image_reader.hpp"
 #include "output/output_spec.hpp"
 #include "registry/pull.hpp"
@@ -33,6 +34,7 @@ BaseImage resolve_base(const std::string& base, const Platform& platform, Conten
     out.name = ref.str();
     out.digest = pulled.manifest_digest;
   }
+  verify_base_layers(out.image, store, out.name);
   size_t n = out.image.layers.size();
   spdlog::info("base {}{} ({} layer{})", out.name, out.digest.empty() ? "" : "@" + out.digest, n, n == 1 ? "" : "s");
   return out;

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <regex>
 
+#include "net/url.hpp"
 #include "util/digest.hpp"
 #include "util/error.hpp"
 
@@ -93,9 +94,14 @@ Reference Reference::with_digest(std::string d) const {
 Reference parse_reference(std::string_view text_view) {
   std::string text(text_view);
   if (text.empty()) throw InputError("empty image reference", kFormatHint);
+  // How the reference is quoted in messages: without credentials, and bounded.
+  const std::string shown = shorten(net::redact_credentials(text_view));
   if (text.find("://") != std::string::npos)
-    throw InputError("invalid image reference '" + text + "': a reference has no URL scheme",
+    throw InputError("invalid image reference '" + shown + "': a reference has no URL scheme",
                      "drop the scheme, e.g. localhost:5000/app:v1 instead of http://localhost:5000/app:v1");
+  if (auto at = text.find('@'); at != std::string::npos && text.find('/') != std::string::npos && at < text.find('/'))
+    throw InputError("invalid image reference '***" + shorten(text.substr(at)) + "': credentials (user:password@) do not belong in a reference",
+                     "log in with `rockpack login HOST` (or pass --creds) and give the reference without them");
   Reference ref;
 
   // The digest comes last and can contain ':' of its own: split it off first.
@@ -103,7 +109,7 @@ Reference parse_reference(std::string_view text_view) {
     ref.digest = text.substr(at + 1);
     text.resize(at);
     if (!is_valid_digest(ref.digest))
-      throw InputError("invalid digest in image reference '" + std::string(text_view) + "'",
+      throw InputError("invalid digest in image reference '" + shown + "'",
                        "a digest is written sha256: followed by 64 lowercase hex digits");
   }
 
@@ -113,7 +119,7 @@ Reference parse_reference(std::string_view text_view) {
     ref.registry = text.substr(0, slash);
     rest = text.substr(slash + 1);
     if (!std::regex_match(ref.registry, host_re()))
-      throw InputError("invalid registry host '" + ref.registry + "' in image reference '" + std::string(text_view) + "'",
+      throw InputError("invalid registry host '" + shorten(ref.registry) + "' in image reference '" + shown + "'",
                        kFormatHint);
   } else {
     ref.registry = kDockerHub;
@@ -126,7 +132,7 @@ Reference parse_reference(std::string_view text_view) {
     ref.tag = rest.substr(colon + 1);
     rest.resize(colon);
     if (!is_valid_tag(ref.tag))
-      throw InputError("invalid tag '" + ref.tag + "' in image reference '" + std::string(text_view) + "'",
+      throw InputError("invalid tag '" + shorten(ref.tag) + "' in image reference '" + shown + "'",
                        "tags are up to 128 characters of letters, digits, '_', '.' and '-', not starting with '.' or '-'");
   }
 
@@ -135,10 +141,10 @@ Reference parse_reference(std::string_view text_view) {
   if (ref.registry == kDockerHub && rest.find('/') == std::string::npos) rest = "library/" + rest;
   ref.repository = rest;
 
-  if (ref.repository.empty()) throw InputError("image reference '" + std::string(text_view) + "' has no name", kFormatHint);
+  if (ref.repository.empty()) throw InputError("image reference '" + shown + "' has no name", kFormatHint);
   if (!is_valid_repository(ref.repository)) {
     bool upper = std::any_of(ref.repository.begin(), ref.repository.end(), [](unsigned char c) { return std::isupper(c); });
-    throw InputError("invalid repository name '" + ref.repository + "' in image reference '" + std::string(text_view) + "'",
+    throw InputError("invalid repository name '" + shorten(ref.repository) + "' in image reference '" + shown + "'",
                      upper ? "repository names must be lowercase" : kFormatHint);
   }
   return ref;

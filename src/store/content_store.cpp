@@ -1,11 +1,18 @@
 #include "store/content_store.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <spdlog/spdlog.h>
 
 #include <chrono>
 #include <cstdlib>
 
+#include "store/cache_admin.hpp"
 #include "util/error.hpp"
+#include "util/temp_files.hpp"
 
 namespace rp {
 
@@ -41,16 +48,70 @@ ContentStore::ContentStore(fs::path root) : root_(std::move(root)) {
   make_dirs(root_ / "blobs" / "sha256");
   make_dirs(root_ / "tmp");
   make_dirs(root_ / "records");
+  // Held shared while this store is open: `rockpack cache prune` takes it exclusively, so it
+  // never removes what a running build uses (it waits for the build to finish).
+  lock_fd_ = ::open(store_lock_path(root_).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd_ >= 0 && ::flock(lock_fd_, LOCK_SH | LOCK_NB) != 0) {
+    spdlog::info("waiting for `rockpack cache` to finish with {}", root_.string());
+    ::flock(lock_fd_, LOCK_SH);
+  }
   sweep_stale_temporaries();
 }
 
-void ContentStore::sweep_stale_temporaries() const {
-  // A build killed mid-write leaves its temporary behind; one a day old belongs to no live build.
+namespace {
+// Outside tmp/ (which holds temporaries only): owners/<pid>.lock, held by each process using the store.
+fs::path owner_lock_path(const fs::path& root, int pid) { return root / "owners" / (std::to_string(pid) + ".lock"); }
+}  // namespace
+
+ContentStore::~ContentStore() {
+  if (lock_fd_ >= 0) ::close(lock_fd_);
+  if (owner_fd_ >= 0) {
+    std::error_code ec;
+    fs::remove(owner_lock_path(root_, static_cast<int>(::getpid())), ec);
+    ::close(owner_fd_);
+  }
+}
+
+bool ContentStore::owner_is_gone(int pid) const {
+  if (pid <= 0 || pid == static_cast<int>(::getpid())) return false;
+  fs::path lock = owner_lock_path(root_, pid);
+  int fd = ::open(lock.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) return process_is_gone(pid);  // no lock file: its process never held one, or is gone
+  // The owner holds its lock for as long as it lives, in any pid namespace: taking it proves it gone.
+  bool gone = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+  if (gone) {
+    std::error_code ec;
+    fs::remove(lock, ec);
+  }
+  ::close(fd);
+  return gone;
+}
+
+void ContentStore::sweep_stale_temporaries() {
+  // This process's temporaries are known to be live by its lock (see owner_is_gone).
+  make_dirs(root_ / "owners");
+  owner_fd_ = ::open(owner_lock_path(root_, static_cast<int>(::getpid())).c_str(),
+                     O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (owner_fd_ >= 0 && ::flock(owner_fd_, LOCK_EX | LOCK_NB) != 0) {
+    ::close(owner_fd_);  // another store object of this process holds it already
+    owner_fd_ = -1;
+  }
+  // A build killed mid-write leaves its temporary behind: it goes when its process is gone, and
+  // anything a day old goes regardless (it belongs to no live build).
   std::error_code ec;
   auto cutoff = fs::file_time_type::clock::now() - std::chrono::hours(24);
   for (auto it = fs::directory_iterator(root_ / "tmp", ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
     std::error_code ec2;
-    if (it->last_write_time(ec2) < cutoff && !ec2) fs::remove(it->path(), ec2);
+    std::string name = it->path().filename().string();
+    if (owner_is_gone(temp_owner_pid(name)) || (it->last_write_time(ec2) < cutoff && !ec2)) fs::remove_all(it->path(), ec2);
+  }
+  // The lock files of owners that are gone (owner_is_gone removes them).
+  std::error_code owners_ec;
+  for (auto it = fs::directory_iterator(root_ / "owners", owners_ec); !owners_ec && it != fs::directory_iterator();
+       it.increment(owners_ec)) {
+    std::string pid = it->path().stem().string();
+    if (!pid.empty() && pid.size() < 10 && pid.find_first_not_of("0123456789") == std::string::npos)
+      (void)owner_is_gone(std::stoi(pid));
   }
 }
 
@@ -143,6 +204,20 @@ bool ContentStore::identity_verified(const std::string& digest, const std::strin
   if (identity.empty()) return false;
   auto record = get_record("blob-verified", digest);
   return record && record->is_string() && record->get<std::string>() == identity;
+}
+
+bool ContentStore::verify(const std::string& digest) const {
+  if (!contains(digest)) return false;
+  const std::string identity = blob_identity(digest);
+  if (written_by_us(digest) || identity_verified(digest, identity)) return true;
+  try {
+    CountingSink discard;
+    read(digest, discard);  // removes a corrupt blob
+  } catch (const Error&) {
+    return false;
+  }
+  put_record("blob-verified", digest, blob_identity(digest));
+  return true;
 }
 
 void ContentStore::export_to(const std::string& digest, const fs::path& dest) const {

@@ -38,6 +38,9 @@ class DigestMismatch : public Error {
 class ContentStore {
  public:
   explicit ContentStore(fs::path root);
+  ~ContentStore();
+  ContentStore(const ContentStore&) = delete;
+  ContentStore& operator=(const ContentStore&) = delete;
 
   // $XDG_CACHE_HOME/rockpack, else ~/.cache/rockpack.
   static fs::path default_root();
@@ -79,17 +82,26 @@ class ContentStore {
   // When `dest` already is the blob (same inode) and its identity is unchanged, nothing is done.
   void export_to(const std::string& digest, const fs::path& dest) const;
 
+  // Whether the blob is present and intact, by the same rule as export_to (written by this process,
+  // an unchanged stat identity since its last verification, or hashing it now). A corrupt blob is
+  // removed and false returned, so a caller can make it anew instead of failing later.
+  bool verify(const std::string& digest) const;
+
   // Small JSON records by kind and key: the layer cache and, later, resolution caches.
   std::optional<nlohmann::json> get_record(const std::string& kind, const std::string& key) const;
   void put_record(const std::string& kind, const std::string& key, const nlohmann::json& value) const;
 
  private:
-  void sweep_stale_temporaries() const;
+  // Removes the temporaries of builds that are gone (killed): by pid and by their owner lock.
+  void sweep_stale_temporaries();
+  bool owner_is_gone(int pid) const;
   bool written_by_us(const std::string& digest) const;
   // The blob's stat identity, and whether it is the one recorded at its last verification.
   std::string blob_identity(const std::string& digest) const;
   bool identity_verified(const std::string& digest, const std::string& identity) const;
   fs::path root_;
+  int owner_fd_ = -1;  // owners/<pid>.lock, held while this store is open
+  int lock_fd_ = -1;   // store.lock, held shared while this store is open (see cache_admin.hpp)
   // Blobs this process hashed on their way in: exporting them needs no second hashing pass.
   mutable std::mutex fresh_mu_;
   std::set<std::string> fresh_;

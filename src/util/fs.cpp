@@ -9,6 +9,7 @@
 #include <random>
 
 #include "util/error.hpp"
+#include "util/temp_files.hpp"
 
 namespace rp {
 
@@ -35,6 +36,7 @@ AtomicFile::AtomicFile(fs::path final_path, unsigned mode) : final_path_(std::mo
   temp_path_ = temp_sibling(final_path_);
   fd_ = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
   if (fd_ < 0) throw Error("cannot create " + temp_path_.string() + ": " + errno_text());
+  signal_slot_ = register_temporary(temp_path_.c_str());
   buffer_.reserve(kWriteBuffer);
 }
 
@@ -85,6 +87,8 @@ void AtomicFile::commit_as(const fs::path& path, bool durable) {
     ::unlink(temp_path_.c_str());
     throw Error("cannot move " + temp_path_.string() + " to " + final_path_.string() + ": " + why);
   }
+  unregister_temporary(signal_slot_);
+  signal_slot_ = -1;
   temp_path_.clear();
 }
 
@@ -95,6 +99,8 @@ void AtomicFile::abandon() {
   }
   if (!temp_path_.empty()) {
     ::unlink(temp_path_.c_str());
+    unregister_temporary(signal_slot_);
+    signal_slot_ = -1;
     temp_path_.clear();
   }
 }

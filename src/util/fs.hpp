@@ -51,6 +51,7 @@ class AtomicFile final : public ByteSink {
   fs::path final_path_;
   fs::path temp_path_;
   int fd_ = -1;
+  int signal_slot_ = -1;  // its registration for removal on SIGINT/SIGTERM (util/temp_files.hpp)
   std::string buffer_;
 };
 

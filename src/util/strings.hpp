@@ -20,5 +20,8 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep);
 
 // For error messages: quotes nothing, replaces control bytes with '?', and cuts long input with "...".
 std::string printable(std::string_view s, size_t max = 200);
+// `text` cut to at most `max` bytes (with "... (N bytes)" appended when cut), for quoting untrusted
+// values in messages: a 50 MB name must not be echoed whole.
+std::string shorten(std::string_view text, size_t max = 200);
 
 }  // namespace rp

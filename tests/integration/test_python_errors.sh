@@ -125,13 +125,13 @@ recipe wrong-sha <<EOF
     - path: $(basename "$OK_WHL")
       sha256: $WRONG_SHA
 EOF
-expect_failure wrong-sha 2
+expect_failure wrong-sha 2  # a local file checked against its pin before use: bad input
 assert_contains "$OUT" "$WRONG_SHA" "wrong-sha names the expected hash"
 assert_contains "$OUT" "$(sha256_of "$OK_WHL")" "wrong-sha names the actual hash"
 
 # ---- an index page whose #sha256= does not match the file -------------------------------------
 recipe index-hash < <(venv_index "$(index_url static)"; printf '  packages: [rp-badhash]\n')
-expect_failure index-hash 2
+expect_failure index-hash 1  # the bytes downloaded do not match the index: exit 1 (issue 15)
 assert_contains "$OUT" "rp-badhash" "index-hash names the package"
 assert_contains "$OUT" "sha256" "index-hash says what did not match"
 assert_contains "$OUT" "$WRONG_SHA" "index-hash names the expected hash"

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "net/http.hpp"
+#include "net/url.hpp"
 #include "python/index_client.hpp"
 #include "python/package_finder.hpp"
 #include "store/content_store.hpp"
@@ -166,7 +167,7 @@ TEST_CASE("python/index: netrc, userinfo and package globs") {
   CHECK(netrc_lookup(netrc, "elsewhere")->username == "anon");
   CHECK(!netrc_lookup("machine x login y password z", "elsewhere"));
 
-  CHECK(strip_userinfo("https://u:p%40x@host:8080/simple/?q=1") == "https://host:8080/simple/?q=1");
+  CHECK(rp::net::redact_credentials("https://u:p%40x@host:8080/simple/?q=1") == "https://host:8080/simple/?q=1");
   CHECK(url_host("https://u:p@Host.Example:8080/simple/") == "host.example");
   CHECK(matches_package_globs({"torch*", "Rocm_SDK-*"}, "rocm-sdk-core"));
   CHECK(matches_package_globs({"torch*"}, "torchvision"));
@@ -256,6 +257,16 @@ TEST_CASE("python/index: a server that ignores Range") {
   // Cut off early, not downloaded.
   MESSAGE("sent before the cut: " << server.bytes_sent("/files/large-1.0-py3-none-any.whl"));
   CHECK(server.bytes_sent("/files/large-1.0-py3-none-any.whl") < (16u << 20));
+
+  // Issue 15 (9): with a store (as in a build) the wheel, of any size, is downloaded whole into the
+  // store (where the install step finds it by its sha256) and its metadata read there, as pip and uv do.
+  TempDir store_dir;
+  rp::ContentStore store(store_dir.path);
+  options.store = &store;
+  PackageFinder with_store(options, target(), "3.11.2");
+  with_store.versions("large");
+  CHECK(with_store.dependencies("large", {Version::parse("1.0"), ""}).empty());
+  CHECK(store.contains(rp::sha256_digest(rp::read_file(wheels.path / "large-1.0-py3-none-any.whl"))));
 }
 
 TEST_CASE("python/index: first-index, unsafe-best-match and packages pinned to an index") {

@@ -1,0 +1,165 @@
+#include "store/cache_admin.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+
+#include "util/digest.hpp"
+#include "util/error.hpp"
+
+namespace rp {
+
+namespace {
+
+struct FileInfo {
+  fs::path path;
+  uint64_t bytes = 0;
+  std::time_t last_use = 0;  // the later of atime and mtime
+};
+
+std::vector<FileInfo> files_under(const fs::path& dir) {
+  std::vector<FileInfo> out;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    struct stat st;
+    if (::lstat(it->path().c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    out.push_back({it->path(), static_cast<uint64_t>(st.st_size), std::max(st.st_atime, st.st_mtime)});
+  }
+  return out;
+}
+
+// Holds the store lock exclusively: no build is running while it is held.
+class ExclusiveStoreLock {
+ public:
+  explicit ExclusiveStoreLock(const fs::path& root) {
+    fd_ = ::open(store_lock_path(root).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw Error("cannot open " + store_lock_path(root).string());
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      spdlog::info("waiting for the builds using {} to finish", root.string());
+      ::flock(fd_, LOCK_EX);
+    }
+  }
+  ~ExclusiveStoreLock() { ::close(fd_); }
+  ExclusiveStoreLock(const ExclusiveStoreLock&) = delete;
+  ExclusiveStoreLock& operator=(const ExclusiveStoreLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+bool remove_file(const FileInfo& f, PruneResult& result) {
+  std::error_code ec;
+  if (!fs::remove(f.path, ec)) return false;
+  ++result.files;
+  result.bytes += f.bytes;
+  return true;
+}
+
+}  // namespace
+
+fs::path store_lock_path(const fs::path& root) { return root / "store.lock"; }
+
+CacheUsage cache_usage(const fs::path& root) {
+  CacheUsage u;
+  std::time_t now = std::time(nullptr);
+  for (const char* kind : {"blobs", "records", "tmp"}) {
+    CacheUsage::Kind k{kind};
+    for (const auto& f : files_under(root / kind)) {
+      ++k.files;
+      k.bytes += f.bytes;
+      if (std::string(kind) == "blobs") {
+        double days = std::difftime(now, f.last_use) / 86400.0;
+        u.by_age[days < 1 ? 0 : days < 7 ? 1 : days < 30 ? 2 : 3] += f.bytes;
+      }
+    }
+    u.total_bytes += k.bytes;
+    u.kinds.push_back(k);
+  }
+  return u;
+}
+
+PruneResult prune_cache(const fs::path& root, const PruneOptions& options) {
+  if (!options.all && !options.keep_days && !options.keep_bytes)
+    throw InputError("cache prune needs --all, --keep-days N or --keep-bytes SIZE");
+  PruneResult result;
+  std::error_code ec;
+  if (!fs::is_directory(root / "blobs", ec)) return result;
+  ExclusiveStoreLock lock(root);
+  std::vector<FileInfo> files;
+  for (const char* kind : {"blobs", "records", "tmp"})
+    for (auto& f : files_under(root / kind)) files.push_back(std::move(f));
+  if (options.all) {
+    for (const auto& f : files) remove_file(f, result);
+    return result;
+  }
+  std::vector<FileInfo> kept;
+  std::time_t cutoff = std::time(nullptr) - static_cast<std::time_t>(options.keep_days.value_or(0)) * 86400;
+  for (auto& f : files) {
+    if (options.keep_days && f.last_use < cutoff && remove_file(f, result)) continue;
+    kept.push_back(std::move(f));
+  }
+  if (options.keep_bytes) {
+    uint64_t total = 0;
+    for (const auto& f : kept) total += f.bytes;
+    std::sort(kept.begin(), kept.end(), [](const FileInfo& a, const FileInfo& b) { return a.last_use < b.last_use; });
+    for (const auto& f : kept) {
+      if (total <= *options.keep_bytes) break;
+      if (remove_file(f, result)) total -= f.bytes;
+    }
+  }
+  return result;
+}
+
+VerifyResult verify_cache(const fs::path& root, bool repair) {
+  VerifyResult result;
+  std::optional<ExclusiveStoreLock> lock;
+  if (repair) lock.emplace(root);
+  for (const auto& f : files_under(root / "blobs" / "sha256")) {
+    std::string name = f.path.filename().string();
+    if (name.size() != 64 || name.find_first_not_of("0123456789abcdef") != std::string::npos) continue;
+    ++result.blobs;
+    HashingSink hash(nullptr);
+    try {
+      stream_file(f.path, hash);
+    } catch (const Error&) {
+      result.bad.push_back("sha256:" + name);
+      continue;
+    }
+    if (hash.finish_digest() != "sha256:" + name) result.bad.push_back("sha256:" + name);
+  }
+  if (repair) {
+    for (const auto& d : result.bad) {
+      std::error_code ec;
+      fs::remove(root / "blobs" / "sha256" / digest_hex(d), ec);
+    }
+    result.repaired = true;
+  }
+  return result;
+}
+
+uint64_t parse_size(const std::string& text) {
+  size_t end = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &end);
+  } catch (const std::exception&) {
+    end = 0;
+  }
+  std::string unit = text.substr(end);
+  if (!unit.empty() && (unit.back() == 'B' || unit.back() == 'b')) unit.pop_back();
+  if (unit.size() == 2 && (unit[1] == 'i' || unit[1] == 'I')) unit.pop_back();
+  double scale = unit.empty() ? 1 : unit == "K" || unit == "k" ? 1024.0 : unit == "M" || unit == "m" ? 1048576.0
+                 : unit == "G" || unit == "g" ? 1073741824.0 : unit == "T" || unit == "t" ? 1099511627776.0 : -1;
+  if (end == 0 || scale < 0 || value < 0 || !std::isfinite(value))
+    throw InputError("'" + text + "' is not a size", "write e.g. 500M, 10G or a number of bytes");
+  return static_cast<uint64_t>(value * scale);
+}
+
+}  // namespace rp

@@ -1,0 +1,87 @@
+#include "util/temp_files.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+
+namespace rp {
+
+namespace {
+
+// Fixed storage: the signal handler may only read memory that is never freed or reallocated.
+struct Slot {
+  std::atomic<bool> used{false};
+  std::atomic<bool> ready{false};
+  char path[1024];
+};
+std::array<Slot, 256> g_slots;
+
+extern "C" void unlink_temporaries_and_die(int sig) {
+  for (auto& s : g_slots)
+    if (s.ready.load(std::memory_order_acquire)) ::unlink(s.path);
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+}  // namespace
+
+int register_temporary(const char* path) {
+  if (std::strlen(path) >= sizeof(Slot::path)) return -1;
+  for (size_t i = 0; i < g_slots.size(); ++i) {
+    bool expected = false;
+    if (!g_slots[i].used.compare_exchange_strong(expected, true)) continue;
+    std::strcpy(g_slots[i].path, path);
+    g_slots[i].ready.store(true, std::memory_order_release);
+    return static_cast<int>(i);
+  }
+  return -1;
+}
+
+void unregister_temporary(int slot) {
+  if (slot < 0) return;
+  g_slots[static_cast<size_t>(slot)].ready.store(false, std::memory_order_release);
+  g_slots[static_cast<size_t>(slot)].used.store(false, std::memory_order_release);
+}
+
+void remove_temporaries_on_signal() {
+  struct sigaction sa {};
+  sa.sa_handler = unlink_temporaries_and_die;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
+}
+
+int temp_owner_pid(const std::string& name) {
+  size_t at = name.rfind(".tmp-");
+  if (at == std::string::npos) return 0;
+  size_t dash = name.find('-', at + 5);
+  if (dash == std::string::npos || dash == at + 5 || dash - at - 5 > 9) return 0;
+  std::string pid = name.substr(at + 5, dash - at - 5);
+  if (pid.find_first_not_of("0123456789") != std::string::npos) return 0;
+  std::string hex = name.substr(dash + 1);
+  if (hex.size() != 16 || hex.find_first_not_of("0123456789abcdef") != std::string::npos) return 0;
+  return std::stoi(pid);
+}
+
+bool process_is_gone(int pid) {
+  if (pid <= 0 || pid == static_cast<int>(::getpid())) return false;
+  return ::kill(pid, 0) != 0 && errno == ESRCH;
+}
+
+size_t remove_orphaned_temporaries(const fs::path& dir, const std::string& prefix) {
+  size_t removed = 0;
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (!name.starts_with(prefix) || !process_is_gone(temp_owner_pid(name))) continue;
+    std::error_code ec2;
+    if (fs::remove_all(it->path(), ec2) > 0 && !ec2) ++removed;
+  }
+  return removed;
+}
+
+}  // namespace rp
