@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "python/text.hpp"
+#include "util/deb822.hpp"
 
 namespace rp::python {
 
@@ -57,35 +58,15 @@ bool same_minor_version(std::string_view version, int major, int minor) {
   return version.size() == prefix.size() || version[prefix.size()] == '.';
 }
 
-// Calls `fn(fields)` for each stanza of an RFC-822-like database ("Key: value" or apk's "K:value"
-// lines, stanzas separated by blank lines). Continuation lines are ignored.
+// Calls `fn(stanza)` for each stanza of a package database read from the image: dpkg's status, or
+// apk's installed database ("K:value" lines, the same shape). Read leniently, as the image's own
+// tools would: what cannot be parsed is skipped.
 template <typename Fn>
-void for_each_stanza(std::string_view text, bool apk_style, Fn fn) {
-  std::vector<std::pair<std::string_view, std::string_view>> fields;
-  auto flush = [&] {
-    if (!fields.empty()) fn(fields);
-    fields.clear();
-  };
-  for (auto line : split(text, '\n')) {
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (trim(line).empty()) {
-      flush();
-      continue;
-    }
-    if (line[0] == ' ' || line[0] == '\t') continue;
-    size_t colon = line.find(':');
-    if (colon == std::string_view::npos) continue;
-    std::string_view key = line.substr(0, colon);
-    std::string_view value = line.substr(colon + 1);
-    fields.emplace_back(key, apk_style ? value : trim(value));
-  }
-  flush();
-}
-
-std::string_view field(const std::vector<std::pair<std::string_view, std::string_view>>& fields, std::string_view key) {
-  for (const auto& [k, v] : fields)
-    if (k == key) return v;
-  return {};
+void for_each_stanza(std::string_view text, Fn fn) {
+  Deb822Options options;
+  options.strict = false;
+  Deb822Reader reader(text, "the image's package database", options);
+  while (auto stanza = reader.next()) fn(*stanza);
 }
 
 }  // namespace
@@ -189,15 +170,15 @@ std::optional<std::string> version_from_patchlevel(std::string_view header) {
 std::optional<std::string> version_from_dpkg_status(std::string_view status, int major, int minor) {
   std::string mm = std::to_string(major) + "." + std::to_string(minor);
   std::optional<std::string> found;
-  for_each_stanza(status, false, [&](const auto& fields) {
+  for_each_stanza(status, [&](const Deb822Stanza& fields) {
     if (found) return;
-    std::string_view package = field(fields, "Package");
+    std::string package = fields.value("Package");
     if (package != "python" + mm + "-minimal" && package != "libpython" + mm + "-minimal" && package != "python" + mm)
       return;
-    std::string_view state = field(fields, "Status");
+    std::string state = fields.value("Status");
     // "install ok installed"; distroless' status.d files have no Status at all.
     if (!state.empty() && (state.size() < 10 || state.substr(state.size() - 10) != " installed")) return;
-    std::string v = debian_upstream(field(fields, "Version"));
+    std::string v = debian_upstream(fields.value("Version"));
     if (same_minor_version(v, major, minor)) found = v;
   });
   return found;
@@ -205,9 +186,9 @@ std::optional<std::string> version_from_dpkg_status(std::string_view status, int
 
 std::optional<std::string> version_from_apk_installed(std::string_view db, int major, int minor) {
   std::optional<std::string> found;
-  for_each_stanza(db, true, [&](const auto& fields) {
-    if (found || field(fields, "P") != "python3") return;
-    std::string_view v = field(fields, "V");
+  for_each_stanza(db, [&](const Deb822Stanza& fields) {
+    if (found || fields.value("P") != "python3") return;
+    std::string v = fields.value("V");
     size_t r = v.rfind("-r");
     std::string version(r == std::string_view::npos ? v : v.substr(0, r));
     if (same_minor_version(version, major, minor)) found = version;
@@ -217,9 +198,9 @@ std::optional<std::string> version_from_apk_installed(std::string_view db, int m
 
 std::optional<std::string> musl_version_from_apk_installed(std::string_view db) {
   std::optional<std::string> found;
-  for_each_stanza(db, true, [&](const auto& fields) {
-    if (found || field(fields, "P") != "musl") return;
-    std::string_view v = field(fields, "V");
+  for_each_stanza(db, [&](const Deb822Stanza& fields) {
+    if (found || fields.value("P") != "musl") return;
+    std::string v = fields.value("V");
     size_t r = v.rfind("-r");
     std::string version(r == std::string_view::npos ? v : v.substr(0, r));
     if (!version.empty()) found = version;
