@@ -1,5 +1,6 @@
 #include "sandbox/tree_diff.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include <set>
@@ -34,7 +35,13 @@ void walk(const fs::path& root, const std::string& rel, dev_t device, const std:
     std::string child = rel.empty() ? name : rel + "/" + name;
     struct stat st {};
     if (::lstat(it->path().c_str(), &st) != 0) continue;  // vanished while walking
-    out[child] = stat_of(it->path(), st);
+    PathStat& s = out[child] = stat_of(it->path(), st);
+    // Birth time tells a directory removed and made again from the old one when the inode number
+    // was reused (tmpfs and ext4 do reuse them at once).
+    struct statx sx {};
+    if (S_ISDIR(st.st_mode) && ::statx(AT_FDCWD, it->path().c_str(), AT_SYMLINK_NOFOLLOW, STATX_BTIME, &sx) == 0 &&
+        (sx.stx_mask & STATX_BTIME))
+      s.btime_ns = static_cast<int64_t>(sx.stx_btime.tv_sec) * 1000000000 + sx.stx_btime.tv_nsec;
     if (S_ISDIR(st.st_mode) && st.st_dev == device && !skip.count(child)) walk(root, child, device, skip, out);
   }
   if (ec) throw Error("cannot read directory " + (root / rel).string() + ": " + ec.message());
@@ -42,7 +49,7 @@ void walk(const fs::path& root, const std::string& rel, dev_t device, const std:
 
 bool same_identity(const PathStat& a, const PathStat& b) {
   return a.mode == b.mode && a.uid == b.uid && a.gid == b.gid && a.size == b.size && a.mtime_ns == b.mtime_ns &&
-         a.ctime_ns == b.ctime_ns && a.ino == b.ino && a.link_target == b.link_target;
+         a.ctime_ns == b.ctime_ns && a.ino == b.ino && a.btime_ns == b.btime_ns && a.link_target == b.link_target;
 }
 
 std::string parent_of(const std::string& path) {
@@ -142,7 +149,7 @@ std::vector<Entry> diff_trees(const fs::path& root, const TreeSnapshot& before, 
     auto old = before.find(path);
     if (old != before.end() && same_identity(old->second, now)) continue;
     if (dropped(path)) continue;
-    if (old != before.end() && S_ISDIR(old->second.mode) && S_ISDIR(now.mode) && old->second.ino != now.ino)
+    if (old != before.end() && S_ISDIR(old->second.mode) && S_ISDIR(now.mode) && (old->second.ino != now.ino || old->second.btime_ns != now.btime_ns))
       opaque.insert(path);
     changed.push_back(path);
   }

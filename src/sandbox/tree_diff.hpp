@@ -3,7 +3,7 @@
 // root filesystem taken before the step with one taken after it (the fallback where an overlayfs
 // upper directory is not available).
 //
-// A snapshot holds each path's stat identity (type, mode, owner, size, mtime, ctime, inode): a path
+// A snapshot holds each path's stat identity (type, mode, owner, size, mtime, ctime, inode, birth time): a path
 // whose identity differs after the step is part of the layer. Deletions become OCI whiteouts
 // (".wh.<name>"), a directory that was removed and created again becomes an opaque directory
 // (".wh..wh..opq") so no lower child shows through. Build litter is dropped (see is_build_litter).
@@ -25,6 +25,7 @@ struct PathStat {
   int64_t mtime_ns = 0;
   int64_t ctime_ns = 0;
   uint64_t ino = 0;
+  int64_t btime_ns = 0;  // directories, where the file system records it
   uint64_t nlink = 1;
   std::string link_target;  // symlinks only
 };
