@@ -31,6 +31,8 @@ DEPENDS = {
     "python": ["util", "entries", "net", "store", "image", "assemble"],
     "therock": ["util", "entries", "python", "fetch", "store", "assemble"],
     "apt": ["util", "entries"],
+    # Runs commands on a root file system in namespaces and turns what they changed into entries.
+    "sandbox": ["util", "entries"],
     # The recipe checks python requirement strings, GPU targets and base references as it loads.
     "recipe": ["util", "image", "python", "therock", "registry"],
     "plan": ["util", "entries", "net", "store", "image", "assemble", "fetch", "recipe", "python", "therock"],
