@@ -4,6 +4,7 @@
 
 #include "net/url.hpp"
 #include "util/error.hpp"
+#include "util/strings.hpp"
 
 namespace rp {
 

@@ -7,6 +7,7 @@
 #include "net/url.hpp"
 #include "util/digest.hpp"
 #include "util/error.hpp"
+#include "util/strings.hpp"
 
 namespace rp::registry {
 
