@@ -36,8 +36,12 @@ DEPENDS = {
     # The recipe checks python requirement strings, GPU targets and base references as it loads.
     "recipe": ["util", "image", "python", "therock", "registry"],
     "plan": ["util", "entries", "net", "store", "image", "assemble", "fetch", "recipe", "python", "therock"],
+    # What images hold (packages, files) and how two differ; reads any image, never builds one.
+    "inventory": ["util", "entries", "store", "image", "output", "registry"],
+    # SBOM documents (SPDX, CycloneDX) from plain component records.
+    "sbom": [],
     "cli": ["util", "entries", "net", "store", "image", "assemble", "fetch", "output", "registry", "recipe", "python",
-            "therock", "plan"],
+            "therock", "plan", "inventory", "sbom"],
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/', re.M)

@@ -6,6 +6,7 @@
 
 #include "plan/image_assembler.hpp"
 #include "cli/build_inputs.hpp"
+#include "cli/build_sbom.hpp"
 #include "cli/commands.hpp"
 #include "cli/logging.hpp"
 #include "cli/progress_display.hpp"
@@ -39,6 +40,8 @@ struct BuildArgs {
   std::string source;
   std::string metadata_file;
   std::string resolved_file;
+  std::string sbom_file;
+  std::string sbom_format = "spdx";
   bool insecure_downloads = false;
   std::vector<std::string> push;  // registry references (--push)
   std::string platform;           // empty: the recipe's
@@ -75,6 +78,7 @@ void run_build(const BuildArgs& args) {
   std::optional<Platform> platform_override;
   if (!args.platform.empty()) platform_override = Platform::parse(args.platform);
   for (const auto& p : args.push) (void)registry::parse_reference(p);  // bad references fail before any work
+  check_sbom_format(args.sbom_format);
 
   ContentStore store(args.cache_dir.empty() ? ContentStore::default_root() : fs::path(args.cache_dir));
   registry::Session session(registry_options(args.registry));
@@ -118,6 +122,8 @@ void run_build(const BuildArgs& args) {
     registry::PushResult r = registry::push_image(sealed, store, push_refs, session);
     for (const auto& p : r.pushed) spdlog::info("pushed {}", p);
     pushed = r.pushed;
+    if (!args.sbom_file.empty())
+      attach_sbom(sbom_text(plan, sealed, args.sbom_format), args.sbom_format, sealed, push_refs, store, session);
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   spdlog::info("image {} ({} layer{}) built in {:.1f}s", sealed.manifest.digest, sealed.layers.size(),
@@ -143,6 +149,7 @@ void run_build(const BuildArgs& args) {
     resolved.update(resolution_json(plan));
     write_file_atomic(args.resolved_file, resolved.dump(2) + "\n");
   }
+  if (!args.sbom_file.empty()) write_file_atomic(args.sbom_file, sbom_text(plan, sealed, args.sbom_format));
   std::printf("%s\n", sealed.manifest.digest.c_str());
 }
 
@@ -169,6 +176,9 @@ void add_build_command(CLI::App& app, GlobalOptions&) {
   cmd->add_option("--metadata-file", args->metadata_file, "Write the build result (digests, layers) as JSON here");
   cmd->add_option("--resolved", args->resolved_file,
                   "Write what was resolved (Python packages: version, file, URL, sha256, index) as JSON here");
+  cmd->add_option("--sbom", args->sbom_file,
+                  "Write the image's SBOM here: every wheel, interpreter, .deb and the base, with purl and sha256");
+  cmd->add_option("--sbom-format", args->sbom_format, "spdx (SPDX 2.3 JSON, the default) or cyclonedx (CycloneDX 1.5 JSON)");
   cmd->add_flag("--insecure-downloads", args->insecure_downloads,
                 "Do not verify TLS certificates of package indexes and download URLs");
   cmd->add_option("--push", args->push,

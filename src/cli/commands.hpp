@@ -17,6 +17,7 @@ void add_validate_command(CLI::App& app, GlobalOptions& global);
 // `rockpack plan`: build --dry-run under its own name (cmd_build.cpp).
 void add_plan_command(CLI::App& app, GlobalOptions& global);
 void add_inspect_command(CLI::App& app, GlobalOptions& global);
+void add_diff_command(CLI::App& app, GlobalOptions& global);
 void add_push_command(CLI::App& app, GlobalOptions& global);
 void add_pull_command(CLI::App& app, GlobalOptions& global);
 void add_login_command(CLI::App& app, GlobalOptions& global);

@@ -1,0 +1,23 @@
+#pragma once
+// `build --sbom FILE [--sbom-format spdx|cyclonedx]`: the SBOM of the built image, from the plan's
+// typed components and its base.
+#include <string>
+
+#include "image/image.hpp"
+#include "plan/plan.hpp"
+#include "registry/reference.hpp"
+#include "registry/transport.hpp"
+#include "store/content_store.hpp"
+
+namespace rp::cli {
+
+// Throws rp::InputError (exit 2) for a format other than spdx or cyclonedx.
+void check_sbom_format(const std::string& format);
+// The document's text (JSON), deterministic for the same plan and image.
+std::string sbom_text(const BuildPlan& plan, const SealedImage& image, const std::string& format);
+// Attaches the SBOM to the pushed image as an OCI referrer in every repository it was pushed to
+// (the referrers API, or the sha256-<hex> tag fallback); logs what it pushed.
+void attach_sbom(const std::string& text, const std::string& format, const SealedImage& image,
+                 const std::vector<registry::Reference>& pushed_to, ContentStore& store, registry::Session& session);
+
+}  // namespace rp::cli
