@@ -1,10 +1,10 @@
 #include "inventory/inventory.hpp"
 
 #include <algorithm>
-#include <sstream>
 #include <tuple>
 
 #include "image/rootfs_view.hpp"
+#include "util/deb822.hpp"
 
 namespace rp::inventory {
 
@@ -13,31 +13,6 @@ namespace {
 constexpr std::string_view kDpkgStatus = "var/lib/dpkg/status";
 
 bool is_python_metadata(std::string_view path) { return path.ends_with(".dist-info/METADATA"); }
-
-std::string trim(std::string s) {
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.pop_back();
-  size_t i = 0;
-  while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
-  return s.substr(i);
-}
-
-// "Key: value" header lines up to the first blank line (RFC 822 style, continuation lines skipped).
-template <typename OnField>
-void for_each_field(std::istream& in, OnField on_field, bool stop_at_blank) {
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) {
-      if (stop_at_blank) return;
-      on_field("", "");  // paragraph break
-      continue;
-    }
-    if (line[0] == ' ' || line[0] == '\t') continue;
-    size_t colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    on_field(line.substr(0, colon), trim(line.substr(colon + 1)));
-  }
-}
 
 std::string type_name(EntryType t) {
   switch (t) {
@@ -51,43 +26,39 @@ std::string type_name(EntryType t) {
 
 std::vector<Package> parse_dpkg_status(const std::string& text) {
   std::vector<Package> out;
-  Package current;
-  bool installed = false;
-  auto flush = [&] {
-    if (!current.name.empty() && !current.version.empty() && installed) {
-      current.kind = "deb";
-      out.push_back(current);
-    }
-    current = Package{};
-    installed = false;
-  };
-  std::istringstream in(text);
-  for_each_field(in, [&](const std::string& key, const std::string& value) {
-    if (key.empty()) return flush();
-    if (key == "Package") current.name = value;
-    else if (key == "Version") current.version = value;
-    else if (key == "Architecture") current.arch = value;
-    else if (key == "Source") current.source = value.substr(0, value.find(' '));
+  Deb822Options options;
+  options.strict = false;  // read as dpkg-query would: what cannot be parsed is skipped
+  Deb822Reader reader(text, "/var/lib/dpkg/status", options);
+  while (auto stanza = reader.next()) {
     // Packages removed but not purged stay in the file as "deinstall ok config-files".
-    else if (key == "Status") installed = value.ends_with(" installed");
-  }, false);
-  flush();
+    if (!stanza->value("Status").ends_with(" installed")) continue;
+    Package p;
+    p.kind = "deb";
+    p.name = stanza->value("Package");
+    p.version = stanza->value("Version");
+    p.arch = stanza->value("Architecture");
+    std::string source = stanza->value("Source");
+    p.source = source.substr(0, source.find(' '));  // "glibc (2.36-9)": the version is not part of the name
+    if (!p.name.empty() && !p.version.empty()) out.push_back(std::move(p));
+  }
   return out;
 }
 
 Package parse_python_metadata(const std::string& text) {
   Package p;
   p.kind = "python";
-  std::istringstream in(text);
-  std::string classifier_license;
-  for_each_field(in, [&](const std::string& key, const std::string& value) {
-    if (key == "Name") p.name = value;
-    else if (key == "Version") p.version = value;
-    else if (key == "License-Expression") p.license = value;
-    else if (key == "License" && p.license.empty()) p.license = value;
-  }, true);
+  // METADATA's headers are its first stanza: the description body follows the first blank line.
+  Deb822Options options;
+  options.strict = false;
+  Deb822Reader reader(text, "METADATA", options);
+  if (auto headers = reader.next()) {
+    p.name = headers->value("Name");
+    p.version = headers->value("Version");
+    p.license = headers->value("License-Expression");
+    if (p.license.empty()) p.license = headers->value("License");
+  }
   // Long license texts in License are common; keep only a one-line identifier-like value.
-  if (p.license.size() > 100 || p.license == "UNKNOWN") p.license.clear();
+  if (p.license.size() > 100 || p.license.find('\n') != std::string::npos || p.license == "UNKNOWN") p.license.clear();
   return p;
 }
 
