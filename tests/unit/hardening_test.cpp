@@ -31,6 +31,7 @@
 #include "test_helpers.hpp"
 #include "wheel_test_support.hpp"
 #include "util/error.hpp"
+#include "util/strings.hpp"
 #include "util/temp_files.hpp"
 
 using namespace rp;
