@@ -112,6 +112,8 @@ void run_build(const BuildArgs& args) {
   LayerBuilder builder(store, layer_options, &progress);
   AssembledImage assembled = assemble_image(plan, builder);
   SealedImage sealed = seal(assembled.image);
+  // Made once: written next to the image and attached to every pushed tag.
+  const std::string sbom = args.sbom_file.empty() ? std::string() : sbom_text(plan, sealed, args.sbom_format);
 
   for (const auto& out : outputs) {
     write_image(sealed, store, out, {plan.name, plan.tags}, plan.source_date_epoch);
@@ -123,7 +125,7 @@ void run_build(const BuildArgs& args) {
     for (const auto& p : r.pushed) spdlog::info("pushed {}", p);
     pushed = r.pushed;
     if (!args.sbom_file.empty())
-      attach_sbom(sbom_text(plan, sealed, args.sbom_format), args.sbom_format, sealed, push_refs, store, session);
+      attach_sbom(sbom, args.sbom_format, sealed, push_refs, store, session);
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   spdlog::info("image {} ({} layer{}) built in {:.1f}s", sealed.manifest.digest, sealed.layers.size(),
@@ -149,7 +151,7 @@ void run_build(const BuildArgs& args) {
     resolved.update(resolution_json(plan));
     write_file_atomic(args.resolved_file, resolved.dump(2) + "\n");
   }
-  if (!args.sbom_file.empty()) write_file_atomic(args.sbom_file, sbom_text(plan, sealed, args.sbom_format));
+  if (!args.sbom_file.empty()) write_file_atomic(args.sbom_file, sbom);
   std::printf("%s\n", sealed.manifest.digest.c_str());
 }
 
