@@ -39,7 +39,7 @@ DEPENDS = {
     # What images hold (packages, files) and how two differ; reads any image, never builds one.
     "inventory": ["util", "entries", "store", "image", "output", "registry"],
     # SBOM documents (SPDX, CycloneDX) from plain component records.
-    "sbom": [],
+    "sbom": ["net"],
     "cli": ["util", "entries", "net", "store", "image", "assemble", "fetch", "output", "registry", "recipe", "python",
             "therock", "plan", "inventory", "sbom"],
 }

@@ -38,11 +38,11 @@ bool same_origin(std::string_view a, std::string_view b) {
   return pa.scheme == pb.scheme && pa.authority == pb.authority;
 }
 
-std::string url_encode(std::string_view s) {
+std::string url_encode(std::string_view s, std::string_view also_keep) {
   static const char* hex = "0123456789ABCDEF";
   std::string out;
   for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' || also_keep.find(static_cast<char>(c)) != std::string_view::npos) {
       out += static_cast<char>(c);
     } else {
       out += '%';

@@ -19,7 +19,9 @@ std::string resolve_url(std::string_view base, std::string_view location);
 bool same_origin(std::string_view a, std::string_view b);
 // Appends key=value (value percent-encoded), with '?' or '&' as the URL needs.
 std::string add_query(std::string_view url, std::string_view key, std::string_view value);
-std::string url_encode(std::string_view s);
+// Percent-encodes every byte but RFC 3986's unreserved ones (A-Z a-z 0-9 - . _ ~) and `also_keep`
+// (a purl keeps '+', for instance).
+std::string url_encode(std::string_view s, std::string_view also_keep = {});
 // The URL without userinfo and without its query (upload Locations carry state tokens).
 std::string redact_url(std::string_view url);
 // The one redaction for text that may carry credentials, used in every message and log line that

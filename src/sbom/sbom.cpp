@@ -7,27 +7,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "net/url.hpp"
+
 namespace rp::sbom {
 
 namespace {
 
 using nlohmann::json;
 
-// Percent-encodes what a purl component may not hold as is.
-std::string encode(const std::string& s) {
-  static const char* hex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '.' || c == '-' || c == '_' || c == '~' || c == '+') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  return out;
-}
+// Percent-encodes what a purl component may not hold as is ('+' may stay, as in "2.1.0+rocm6.4").
+std::string encode(const std::string& s) { return net::url_encode(s, "+"); }
 
 // PEP 503 normalization, as the pypi purl type asks.
 std::string pypi_name(const std::string& name) {
