@@ -8,6 +8,8 @@ packages=(
   build-essential cmake pkg-config git
   libcurl4-openssl-dev libarchive-dev nlohmann-json3-dev libyaml-cpp-dev libssl-dev
   libspdlog-dev libfmt-dev doctest-dev libzstd-dev libdeflate-dev zlib1g-dev libcli11-dev
+  # OpenPGP verification of apt repositories (InRelease signatures)
+  librnp-dev
   # clients nobody here wrote, used by the integration tests to check our outputs
   umoci skopeo oci-image-tool docker-registry busybox-static
   # container engines that load and run the outputs (tests/integration/test_container_clients.sh),
@@ -17,6 +19,8 @@ packages=(
   pigz zstd time bc file python3 curl ca-certificates apache2-utils openssl
   # the Debian base with python3 for the Python end-to-end tests (tests/integration/lib/debian_base.sh)
   debootstrap
+  # the apt tests: a signed test repository (gpg, dpkg-deb, apt-ftparchive) checked with dpkg and apt-get
+  gnupg dpkg-dev apt-utils
   # real wheels (pip, setuptools, wheel in /usr/share/python-wheels) for the wheel installer tests
   python3-pip-whl python3-setuptools-whl python3-wheel-whl
 )

@@ -19,7 +19,7 @@ namespace {
 
 constexpr size_t kBlock = 512;
 constexpr uint64_t kMaxExtendedHeader = 1u << 20;  // PAX records, GNU long names
-constexpr int kRecordVersion = 1;
+constexpr int kRecordVersion = 2;  // 2: owners
 
 uint64_t round_up(uint64_t n) { return (n + kBlock - 1) / kBlock * kBlock; }
 
@@ -104,8 +104,14 @@ bool checksum_ok(const char* h) {
 }
 
 // PAX records: "<len> <key>=<value>\n".
+// Owner fields a PAX header may override.
+struct PaxOwner {
+  std::optional<uint64_t> uid, gid;
+  std::optional<std::string> uname, gname;
+};
+
 void apply_pax(const std::string& data, std::optional<std::string>& path, std::optional<std::string>& link,
-               uint64_t& size, bool& has_size, const TarFile& tar) {
+               uint64_t& size, bool& has_size, PaxOwner& owner, const TarFile& tar) {
   size_t pos = 0;
   while (pos < data.size()) {
     if (data[pos] == '\0') break;  // padding some writers leave
@@ -132,6 +138,18 @@ void apply_pax(const std::string& data, std::optional<std::string>& path, std::o
       }
       size = s;
       has_size = true;
+    } else if (key == "uid" || key == "gid") {
+      uint64_t v = 0;
+      if (value.empty() || value.size() > 10) tar.fail("malformed PAX " + key);
+      for (char c : value) {
+        if (c < '0' || c > '9') tar.fail("malformed PAX " + key);
+        v = v * 10 + static_cast<uint64_t>(c - '0');
+      }
+      (key == "uid" ? owner.uid : owner.gid) = v;
+    } else if (key == "uname") {
+      owner.uname = value;
+    } else if (key == "gname") {
+      owner.gname = value;
     } else if (key.rfind("GNU.sparse.", 0) == 0) {
       tar.fail("sparse files are not supported");
     }
@@ -209,6 +227,7 @@ std::vector<TarIndexMember> index_plain_tar(const fs::path& file, const std::str
   std::optional<std::string> next_path, next_link;
   uint64_t next_size = 0;  // from a PAX "size" record, when has_next_size
   bool has_next_size = false;
+  PaxOwner next_owner;
   uint64_t pos = 0;
   for (;;) {
     if (pos + kBlock > tar.size()) {
@@ -232,7 +251,7 @@ std::vector<TarIndexMember> index_plain_tar(const fs::path& file, const std::str
       if (stored > kMaxExtendedHeader) tar.fail("extended header too large");
       std::string data = tar.read_at(data_offset, stored);
       if (type == 'x') {
-        apply_pax(data, next_path, next_link, next_size, has_next_size, tar);
+        apply_pax(data, next_path, next_link, next_size, has_next_size, next_owner, tar);
       } else if (type == 'L') {
         next_path = text_field(data.data(), data.size());
       } else if (type == 'K') {
@@ -253,6 +272,16 @@ std::vector<TarIndexMember> index_plain_tar(const fs::path& file, const std::str
     auto mode = number_field(h + 100, 8);
     if (!mode) tar.fail("bad mode field for " + m.path);
     m.mode = static_cast<uint32_t>(*mode & 07777);
+    auto uid = number_field(h + 108, 8), gid = number_field(h + 116, 8);
+    if (!uid || !gid || *uid > 0xffffffffu || *gid > 0xffffffffu) tar.fail("bad owner fields for " + m.path);
+    m.uid = static_cast<uint32_t>(next_owner.uid.value_or(*uid) & 0xffffffffu);
+    m.gid = static_cast<uint32_t>(next_owner.gid.value_or(*gid) & 0xffffffffu);
+    if (std::memcmp(h + 257, "ustar", 5) == 0) {
+      m.uname = text_field(h + 265, 32);
+      m.gname = text_field(h + 297, 32);
+    }
+    if (next_owner.uname) m.uname = *next_owner.uname;
+    if (next_owner.gname) m.gname = *next_owner.gname;
     switch (type) {
       case '0': case '\0': case '7': m.type = EntryType::kFile; break;
       case '1': m.type = EntryType::kHardlink; break;
@@ -271,6 +300,7 @@ std::vector<TarIndexMember> index_plain_tar(const fs::path& file, const std::str
     next_path.reset();
     next_link.reset();
     has_next_size = false;
+    next_owner = PaxOwner();
     pos = next;
   }
   return out;
@@ -285,6 +315,10 @@ nlohmann::json TarIndex::to_json() const {
       j["offset"] = m.offset;
     }
     if (!m.link_target.empty()) j["link"] = m.link_target;
+    if (m.uid) j["uid"] = m.uid;
+    if (m.gid) j["gid"] = m.gid;
+    if (!m.uname.empty()) j["uname"] = m.uname;
+    if (!m.gname.empty()) j["gname"] = m.gname;
     list.push_back(std::move(j));
   }
   return {{"version", kRecordVersion}, {"tar", tar_digest}, {"members", std::move(list)}};
@@ -303,6 +337,10 @@ TarIndex TarIndex::from_json(const nlohmann::json& j) {
       member.size = m.value("size", uint64_t{0});
       member.offset = m.value("offset", uint64_t{0});
       member.link_target = m.value("link", std::string());
+      member.uid = m.value("uid", uint32_t{0});
+      member.gid = m.value("gid", uint32_t{0});
+      member.uname = m.value("uname", std::string());
+      member.gname = m.value("gname", std::string());
       index.members.push_back(std::move(member));
     }
     return index;

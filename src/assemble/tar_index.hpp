@@ -21,6 +21,8 @@ struct TarIndexMember {
   uint64_t size = 0;    // data bytes, regular files only
   uint64_t offset = 0;  // where the data starts in the plain tar
   std::string link_target;  // symlink target or hardlink target, as written
+  uint32_t uid = 0, gid = 0;          // numeric owner as written
+  std::string uname, gname;           // owner names, when the archive has them (.deb data: "root", "shadow")
 };
 
 struct TarIndex {

@@ -20,6 +20,7 @@ class FileTree {
     uint32_t mode = 0;
     uint64_t size = 0;
     std::string link_target;  // symlinks: the target as written
+    uint32_t uid = 0, gid = 0;  // numeric owner
   };
 
   // Contents larger than this are never returned by read() unless a caller asks for a larger max.

@@ -118,6 +118,7 @@ struct LayerMember {
   uint64_t size = 0;
   std::string link;  // symlink target as written, or hardlink target key
   std::shared_ptr<const std::string> bytes;
+  uint32_t uid = 0, gid = 0;
 };
 
 }  // namespace
@@ -225,6 +226,8 @@ void RootfsView::add_layer(const ContentStore& store, const Descriptor& layer, c
     LayerMember m;
     m.key = *key;
     m.mode = archive_entry_perm(e) & 07777;
+    m.uid = static_cast<uint32_t>(archive_entry_uid(e));
+    m.gid = static_cast<uint32_t>(archive_entry_gid(e));
     if (const char* hard = archive_entry_hardlink(e)) {
       auto target = member_key(hard);
       if (!target) continue;
@@ -275,7 +278,7 @@ void RootfsView::add_layer(const ContentStore& store, const Descriptor& layer, c
       put(m.key, std::move(copy));
       continue;
     }
-    put(m.key, Stored{Node{m.type, m.mode, m.size, m.link}, std::move(m.bytes), {}});
+    put(m.key, Stored{Node{m.type, m.mode, m.size, m.link, m.uid, m.gid}, std::move(m.bytes), {}});
   }
 }
 
@@ -292,7 +295,8 @@ void RootfsView::add_entries(const std::vector<Entry>& entries) {
       continue;
     }
     Stored s;
-    s.node = Node{entry.type, entry.mode & 07777, entry.size(), entry.type == EntryType::kSymlink ? entry.link_target : ""};
+    s.node = Node{entry.type, entry.mode & 07777, entry.size(), entry.type == EntryType::kSymlink ? entry.link_target : "",
+                  entry.uid, entry.gid};
     if (entry.type == EntryType::kFile) s.source = entry.content;
     put(*key, std::move(s));
   }

@@ -116,4 +116,56 @@ std::vector<Deb822Stanza> parse_deb822(std::string_view text, const std::string&
   return out;
 }
 
+size_t Deb822Stanza::line_of(std::string_view name) const {
+  for (const auto& f : fields_)
+    if (iequals(f.name, name)) return f.line;
+  return line_;
+}
+
+Deb822Stanza parse_one_deb822(std::string_view text, const std::string& origin, Deb822Options options) {
+  Deb822Reader reader(text, origin, options);
+  auto first = reader.next();
+  if (!first) throw Error(origin + ": no fields (an empty control stanza)");
+  if (auto second = reader.next())
+    throw Error(origin + ":" + std::to_string(second->line()) + ": a second stanza where exactly one is expected");
+  return std::move(*first);
+}
+
+std::vector<std::string_view> deb822_value_lines(std::string_view value) {
+  std::vector<std::string_view> out;
+  size_t pos = 0;
+  bool first = true;
+  for (;;) {
+    size_t nl = value.find('\n', pos);
+    size_t end = nl == std::string_view::npos ? value.size() : nl;
+    std::string_view line = value.substr(pos, end - pos);
+    if (!first) {
+      if (!line.empty() && (line[0] == ' ' || line[0] == '\t')) line.remove_prefix(1);
+      if (line == ".") line = {};
+    }
+    out.push_back(line);
+    first = false;
+    if (nl == std::string_view::npos) break;
+    pos = nl + 1;
+  }
+  return out;
+}
+
+std::string deb822_folded(std::string_view value) {
+  std::string out;
+  out.reserve(value.size());
+  size_t i = 0;
+  while (i < value.size()) {
+    if (value[i] == '\n') {
+      while (!out.empty() && (out.back() == ' ' || out.back() == '\t')) out.pop_back();
+      while (i < value.size() && (value[i] == '\n' || value[i] == ' ' || value[i] == '\t')) ++i;
+      if (!out.empty() && i < value.size()) out.push_back(' ');
+      continue;
+    }
+    out.push_back(value[i++]);
+  }
+  while (!out.empty() && (out.back() == ' ' || out.back() == '\t')) out.pop_back();
+  return out;
+}
+
 }  // namespace rp

@@ -36,6 +36,8 @@ class Deb822Stanza {
   // The value, or "" when absent.
   std::string value(std::string_view name) const;
   bool has(std::string_view name) const { return get(name).has_value(); }
+  // The 1-based line of a field (for messages); the stanza's first line when it is absent.
+  size_t line_of(std::string_view name) const;
 
   const std::vector<Deb822Field>& fields() const { return fields_; }
   size_t line() const { return line_; }  // 1-based line where the stanza starts
@@ -83,5 +85,17 @@ class Deb822Reader {
 
 // Every stanza of `text` (see Deb822Reader).
 std::vector<Deb822Stanza> parse_deb822(std::string_view text, const std::string& origin, Deb822Options options = {});
+
+// Exactly one stanza (a .deb's control file, a Release file): rp::Error naming `origin` when the
+// text has none or several.
+Deb822Stanza parse_one_deb822(std::string_view text, const std::string& origin, Deb822Options options = {});
+
+// A multi-line value's lines: the first line (may be empty), then each continuation line without
+// its leading blank; a continuation line of a single "." is an empty line (dpkg's convention).
+std::vector<std::string_view> deb822_value_lines(std::string_view value);
+
+// The value folded onto one line: each newline and the blanks around it become one space (how dpkg
+// reads a Depends or Conffiles list written over several lines).
+std::string deb822_folded(std::string_view value);
 
 }  // namespace rp
