@@ -119,6 +119,64 @@ struct RocmSection {
   std::vector<std::pair<std::string, std::string>> env;  // runtime knobs (HSA_OVERRIDE_GFX_VERSION, ...)
 };
 
+// `apt.sources[]`: one Debian/Ubuntu repository (docs/apt.md, "Sources").
+struct AptSource {
+  SourceLocation where;
+  std::string url;                      // the repository root: "http://deb.debian.org/debian"
+  std::string suite;                    // "bookworm"; a flat repository's suite ends in '/' ("./")
+  std::vector<std::string> components;  // empty for a flat repository
+  // The key(s) the Release must be signed with: a key file (armored or binary, absolute, resolved
+  // against the declaring document) or an inline armored key. Exactly one unless `trusted`.
+  std::optional<fs::path> signed_by_file;
+  std::string signed_by_inline;
+  int priority = 500;    // pin priority, as /etc/apt/preferences.d: < 0 never a candidate
+  bool trusted = false;  // opt out of signature checks for this source (loudly: warning and label)
+};
+
+enum class AptLayers { kOne, kPerOrigin, kPerPackage };
+
+// `apt:` — Debian packages installed natively (docs/apt.md).
+struct AptSection {
+  SourceLocation where;
+  // Empty: the base image's own /etc/apt/sources.list(.d) and keyrings.
+  std::vector<AptSource> sources;
+  // Requests as written ("cmake=3.22*", "python3-dev (>= 3.10)"), each with where it was written.
+  std::vector<std::pair<std::string, SourceLocation>> packages;
+  bool recommends = false;
+  AptLayers layers = AptLayers::kOne;
+  uint32_t layer_budget = 0;  // per-package: at most this many package layers (0 = no limit), rest in one
+  // Whether a scratch base gets the merged-/usr symlinks (bin -> usr/bin, ...) before packages land.
+  bool merged_usr = true;
+};
+
+// `accounts:` — users and groups written natively into /etc/passwd, group, shadow, gshadow.
+struct AccountGroup {
+  SourceLocation where;
+  std::string name;
+  std::optional<uint32_t> gid;  // nullopt: the next free system-range id
+  std::vector<std::string> members;
+  bool replace = false;  // an existing group with this name or gid is replaced instead of an error
+};
+
+struct AccountUser {
+  SourceLocation where;
+  std::string name;
+  std::optional<uint32_t> uid;  // nullopt: the next free id from 1000
+  std::optional<uint32_t> gid;  // nullopt: a group of the user's name (created when missing)
+  std::vector<std::string> groups;  // supplementary groups, by name
+  std::string home;                 // default /home/<name>
+  std::string shell = "/bin/sh";
+  std::string gecos;
+  bool create_home = true;
+  bool replace = false;  // an existing user with this name or uid is replaced instead of an error
+};
+
+struct AccountsSection {
+  SourceLocation where;
+  std::vector<AccountGroup> groups;
+  std::vector<AccountUser> users;
+};
+
 struct Recipe {
   fs::path file;
   std::vector<fs::path> included;  // fragments, in merge order
@@ -139,6 +197,8 @@ struct Recipe {
   std::vector<std::string> tags;
   // Layer compression the image is meant to be pulled with ("zstd:10"); --compression overrides it.
   std::optional<std::string> compression;
+  std::optional<AptSection> apt;
+  std::optional<AccountsSection> accounts;
   std::optional<PythonSection> python;
   std::optional<RocmSection> rocm;
 };
