@@ -34,8 +34,8 @@ DEPENDS = {
     # Runs commands on a root file system in namespaces and turns what they changed into entries.
     "sandbox": ["util", "entries"],
     # The recipe checks python requirement strings, GPU targets and base references as it loads.
-    "recipe": ["util", "image", "python", "therock", "registry"],
-    "plan": ["util", "entries", "net", "store", "image", "assemble", "fetch", "recipe", "python", "therock"],
+    "recipe": ["util", "image", "python", "therock", "registry", "apt"],
+    "plan": ["util", "entries", "net", "store", "image", "assemble", "fetch", "recipe", "python", "therock", "apt"],
     # What images hold (packages, files) and how two differ; reads any image, never builds one.
     "inventory": ["util", "entries", "store", "image", "output", "registry"],
     # SBOM documents (SPDX, CycloneDX) from plain component records.

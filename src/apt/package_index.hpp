@@ -46,6 +46,10 @@ struct Package {
   std::string display() const { return name + " " + version.str() + " (" + architecture + ")"; }
 };
 
+// The text of a fetched index file: `path` ("main/binary-amd64/Packages.xz") says how it is
+// compressed (.xz, .gz, .bz2, .zst or none). At most 1 GiB uncompressed. Throws rp::Error naming `what`.
+std::string decompress_index(std::string_view bytes, const std::string& path, const std::string& what);
+
 // Parses a relationship field of `pkg` (e.g. pkg.depends) naming it in errors.
 std::vector<AlternativeGroup> relations_of(const Package& pkg, std::string_view field_name, const std::string& text);
 

@@ -214,6 +214,33 @@ VerifiedText verify_detached(std::string_view release, std::string_view signatur
   return finish(ffi, op.get(), executed, std::string(release), keys, what);
 }
 
+std::string unverified_cleartext(std::string_view inrelease, const std::string& what) {
+  constexpr std::string_view kBegin = "-----BEGIN PGP SIGNED MESSAGE-----";
+  constexpr std::string_view kSignature = "-----BEGIN PGP SIGNATURE-----";
+  size_t begin = inrelease.find(kBegin);
+  size_t sig = inrelease.find(kSignature);
+  if (begin == std::string_view::npos || sig == std::string_view::npos || sig < begin)
+    throw Error(what + ": InRelease is not a clearsigned message");
+  // Armor headers ("Hash: SHA512") end at the first empty line.
+  size_t body = inrelease.find("\n\n", begin);
+  if (body == std::string_view::npos || body > sig) throw Error(what + ": InRelease has no message body");
+  std::string_view text = inrelease.substr(body + 2, sig - body - 2);
+  std::string out;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+    if (line.rfind("- ", 0) == 0) line.remove_prefix(2);  // dash-escaped (RFC 4880, 7.1)
+    out.append(line);
+    out.push_back('\n');
+    if (nl == std::string_view::npos) break;
+    pos = nl + 1;
+  }
+  // The newline before the signature armor belongs to the armor.
+  if (!out.empty()) out.pop_back();
+  return out;
+}
+
 std::vector<std::string> key_fingerprints(const Keyring& keys) {
   Ffi ffi = load_keyring(keys, "the keyring");
   std::vector<std::string> out;

@@ -39,6 +39,11 @@ VerifiedText verify_inrelease(std::string_view inrelease, const Keyring& keys, c
 VerifiedText verify_detached(std::string_view release, std::string_view signature, const Keyring& keys,
                              const std::string& what);
 
+// The signed text of a clearsigned InRelease WITHOUT checking its signature: only for a source the
+// recipe marked `trusted: true` (dash-escaped lines unescaped, the armor headers dropped). Throws
+// rp::Error naming `what` when the text is no clearsigned message.
+std::string unverified_cleartext(std::string_view inrelease, const std::string& what);
+
 // The fingerprints of the primary keys in `keys` (for messages and the image label). Throws rp::Error
 // when a file holds no readable key.
 std::vector<std::string> key_fingerprints(const Keyring& keys);

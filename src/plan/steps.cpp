@@ -12,6 +12,7 @@
 // login-env is last: it writes the final Env for login shells.
 #include "plan/steps.hpp"
 
+#include "plan/apt_step.hpp"
 #include "plan/files_step.hpp"
 #include "plan/login_env.hpp"
 #include "plan/python_step.hpp"
@@ -22,7 +23,8 @@ namespace rp {
 const std::vector<std::unique_ptr<Step>>& build_steps() {
   static const std::vector<std::unique_ptr<Step>> steps = [] {
     std::vector<std::unique_ptr<Step>> s;
-    // (apt and accounts: here)
+    s.push_back(std::make_unique<AptStep>());  // apt: Debian packages (before accounts: a user's shell may come from one)
+    // (accounts: here)
     s.push_back(std::make_unique<FilesStep>());
     s.push_back(std::make_unique<PythonStep>());  // python: without rocm:
     s.push_back(std::make_unique<RocmStep>());    // rocm: with its python: (one resolution)

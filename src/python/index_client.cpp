@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "net/url.hpp"
-#include "python/index_http.hpp"
+#include "net/http_retry.hpp"
 #include "python/text.hpp"
 #include "python/url.hpp"
 #include "python/wheel_filename.hpp"
@@ -91,7 +91,7 @@ net::HttpResponse IndexClient::get(const std::string& url, size_t max_body) cons
   request.headers = auth_headers_for(url);
   request.verify_tls = options_.verify_tls;
   request.max_body = max_body;
-  return perform_with_retry(request, options_.retry);
+  return net::perform_with_retry(request, options_.retry);
 }
 
 std::optional<std::vector<DistFile>> IndexClient::project_files(const std::string& normalized_name) {
@@ -108,7 +108,7 @@ std::optional<std::vector<DistFile>> IndexClient::project_files(const std::strin
   request.max_body = 64u << 20;  // pages of projects with thousands of nightlies are large
   net::HttpResponse response;
   try {
-    response = perform_with_retry(request, options_.retry);
+    response = net::perform_with_retry(request, options_.retry);
   } catch (const net::TransportError& e) {
     throw Error("cannot reach package index " + display_url_ + " for project '" + normalized_name + "': " + e.what(),
                 "check the index URL and the network; the request was retried");

@@ -8,7 +8,7 @@
 
 #include "net/url.hpp"
 #include "python/core_metadata.hpp"
-#include "python/index_http.hpp"
+#include "net/http_retry.hpp"
 #include "python/text.hpp"
 #include "python/url.hpp"
 #include "python/wheel_archive.hpp"
@@ -364,7 +364,7 @@ std::string PackageFinder::metadata_of_downloaded_wheel(const DistFile& f, const
   request.before_sink = [&sink](long) { sink.restart(); };
   request.max_body = 1 << 20;  // error bodies only
   request.verify_tls = options_.client.verify_tls;
-  net::HttpResponse response = perform_with_retry(request, options_.client.retry);
+  net::HttpResponse response = net::perform_with_retry(request, options_.client.retry);
   if (!response.ok())
     throw Error(shown + ": HTTP " + std::to_string(response.status) + " while downloading the wheel");
   std::string digest;
@@ -415,7 +415,7 @@ std::string PackageFinder::metadata_text(const std::string& name, const FileChoi
         request.url = net::redact_credentials(f.url + ".metadata");
         request.max_body = kMaxMetadataSize;
         request.verify_tls = options_.client.verify_tls;
-        response = perform_with_retry(request, options_.client.retry);
+        response = net::perform_with_retry(request, options_.client.retry);
       }
       {
         std::lock_guard lock(mu_);

@@ -12,7 +12,7 @@
 #include <cstring>
 
 #include "net/url.hpp"
-#include "python/index_http.hpp"
+#include "net/http_retry.hpp"
 #include "python/text.hpp"
 #include "python/zip_format.hpp"
 #include "util/error.hpp"
@@ -240,7 +240,7 @@ net::HttpResponse ranged_get(const std::string& url, const net::Headers& headers
   request.verify_tls = options.verify_tls;
   if (stats) ++stats->requests;
   try {
-    net::HttpResponse response = perform_with_retry(request, options.retry);
+    net::HttpResponse response = net::perform_with_retry(request, options.retry);
     if (stats) stats->bytes += sink.received() + response.body.size();
     return response;
   } catch (const Error&) {

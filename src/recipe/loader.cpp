@@ -11,6 +11,7 @@
 
 #include "recipe/document_reader.hpp"
 #include "recipe/model.hpp"
+#include "recipe/apt_section.hpp"
 #include "recipe/python_section.hpp"
 #include "recipe/rocm_section.hpp"
 #include "recipe/substitute.hpp"
@@ -24,7 +25,7 @@ namespace {
 const std::vector<std::string> kRecipeKeys = {"name",   "args",       "platform", "base",   "include",
                                               "files",  "symlinks",   "env",      "user",   "workdir",
                                               "entrypoint", "cmd",    "labels",   "annotations", "tags",
-                                              "python",     "rocm",       "compression"};
+                                              "python",     "rocm",       "compression", "apt"};
 const std::vector<std::string> kFileKeys = {"content", "src", "dest", "mode", "uid", "gid", "layer"};
 const std::vector<std::string> kSymlinkKeys = {"path", "target", "uid", "gid", "layer"};
 const std::set<std::string> kBuiltins = {"DATE", "SOURCE_DATE_EPOCH"};
@@ -478,6 +479,7 @@ void Loader::convert(const Document& doc, Recipe& r) {
                        "use gzip[:1-12], zstd[:1-19] or none; zstd pulls faster, gzip suits the oldest clients");
     }
   }
+  if (auto n = root["apt"]) merge_apt_section(in, n, r.apt);
   if (auto n = root["python"]) merge_python_section(in, n, r.python);
   if (auto n = root["rocm"]) merge_rocm_section(in, n, r.rocm);
 }

@@ -1,4 +1,4 @@
-#include "python/index_http.hpp"
+#include "net/http_retry.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -6,9 +6,9 @@
 
 #include "net/url.hpp"
 
-namespace rp::python {
+namespace rp::net {
 
-net::HttpResponse perform_with_retry(const net::HttpRequest& request, const net::RetryPolicy& policy) {
+HttpResponse perform_with_retry(const HttpRequest& request, const RetryPolicy& policy) {
   int attempts = std::max(1, policy.max_attempts);
   for (int attempt = 1;; ++attempt) {
     std::optional<std::string> retry_after;
@@ -25,4 +25,4 @@ net::HttpResponse perform_with_retry(const net::HttpRequest& request, const net:
   }
 }
 
-}  // namespace rp::python
+}  // namespace rp::net

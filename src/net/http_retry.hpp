@@ -1,14 +1,14 @@
 #pragma once
-// HTTP for package indexes: one request, retried on what is worth retrying (no connection,
+// One HTTP request for an index (Python simple pages, apt Release and Packages files), retried on what is worth retrying (no connection,
 // 408/429/5xx) with the registry client's backoff rules. Anything else goes back to the caller,
 // which knows what a 404 means for its request.
 #include "net/http.hpp"
 #include "net/retry.hpp"
 
-namespace rp::python {
+namespace rp::net {
 
 // Performs `request` up to policy.max_attempts times. Returns the last response (whatever its
 // status); throws net::TransportError when the last attempt got no response at all.
-net::HttpResponse perform_with_retry(const net::HttpRequest& request, const net::RetryPolicy& policy);
+HttpResponse perform_with_retry(const HttpRequest& request, const RetryPolicy& policy);
 
-}  // namespace rp::python
+}  // namespace rp::net

@@ -1,0 +1,47 @@
+#pragma once
+// The apt step's first half: from source entries to every package they offer, through apt's chain
+// of trust. For each source: InRelease (or Release + Release.gpg) fetched and verified with the
+// source's keys (src/apt/signature), its dates and suite checked, then the Packages index of each
+// component for the build's architecture (and binary-all when the Release lists it) downloaded into
+// the store by the sha256 the Release gives (by-hash when offered), decompressed and parsed.
+// Index files are fetched in parallel; the store keeps them by hash, so an unchanged index is not
+// downloaded again. The Release itself is fetched on every build: it is what says "unchanged".
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "apt/package_index.hpp"
+#include "apt/release.hpp"
+#include "apt/signature.hpp"
+#include "apt/sources.hpp"
+#include "fetch/downloader.hpp"
+#include "store/content_store.hpp"
+
+namespace rp {
+
+struct AptSourceState {
+  apt::SourceEntry entry;
+  apt::Release release;
+  std::string signed_by;  // fingerprint of the key that signed the Release; "" for a trusted source
+  std::string deb_base;   // the URL a package's Filename is relative to
+};
+
+struct AptIndexes {
+  std::vector<AptSourceState> sources;  // Package::origin indexes this
+  std::vector<apt::Package> packages;
+};
+
+struct AptIndexOptions {
+  std::string architecture = "amd64";
+  int64_t now = 0;  // seconds since the epoch, for Valid-Until
+  DownloadOptions downloads;
+};
+
+// Throws rp::Error naming the source and what failed (unreachable, unsigned, bad signature, expired,
+// index missing, hash mismatch).
+AptIndexes load_apt_indexes(const std::vector<apt::SourceEntry>& entries,
+                            const std::function<apt::Keyring(const apt::SourceEntry&)>& keyring_for, ContentStore& store,
+                            const AptIndexOptions& options);
+
+}  // namespace rp

@@ -1,0 +1,362 @@
+#include "plan/apt_step.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+
+#include "apt/deb_file.hpp"
+#include "apt/dpkg_database.hpp"
+#include "apt/installer.hpp"
+#include "apt/native_effects.hpp"
+#include "apt/resolver.hpp"
+#include "apt/sources.hpp"
+#include "assemble/tar_index.hpp"
+#include "assemble/tar_member_content.hpp"
+#include "net/url.hpp"
+#include "plan/apt_indexes.hpp"
+#include "util/error.hpp"
+#include "util/parallel.hpp"
+#include "util/strings.hpp"
+
+namespace rp {
+
+namespace {
+
+constexpr const char* kDebRecord = "apt-deb";
+constexpr int kDebRecordVersion = 1;
+
+// What the apt step reads from the image below it: apt's configuration and keyrings, dpkg's
+// database, accounts, and what the native effects look at.
+bool apt_file_of_interest(std::string_view p) {
+  auto starts = [&](std::string_view prefix) { return p.substr(0, prefix.size()) == prefix; };
+  return starts("etc/apt/") || starts("var/lib/dpkg/") || starts("usr/share/keyrings/") || p == "etc/passwd" ||
+         p == "etc/group" || starts("usr/share/ca-certificates/") || p == "etc/ca-certificates.conf" ||
+         starts("usr/share/base-passwd/");
+}
+
+std::string read_host_file(const fs::path& path, const std::string& what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(what + ": cannot read the key file " + path.string());
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A recipe source as an apt source entry, with its keys.
+apt::SourceEntry recipe_source(const recipe::AptSource& s) {
+  apt::SourceEntry e;
+  e.origin = s.where.str();
+  e.url = s.url;
+  e.suite = s.suite;
+  e.components = s.components;
+  e.trusted = s.trusted;
+  e.priority = s.priority;
+  return e;
+}
+
+// A .deb made ready for the installer: its control files and its data.tar as a plain tar in the
+// store, indexed. Cached by the .deb's digest, so a warm build neither decompresses nor scans.
+struct PreparedDeb {
+  apt::ControlArchive control;
+  TarIndex data;
+};
+
+PreparedDeb prepare_deb(ContentStore& store, const std::string& deb_digest, const std::string& what) {
+  if (auto rec = store.get_record(kDebRecord, deb_digest)) {
+    try {
+      if (rec->value("version", 0) == kDebRecordVersion) {
+        PreparedDeb out;
+        out.data = TarIndex::from_json(rec->at("data"));
+        bool complete = store.contains(out.data.tar_digest);
+        for (const auto& [name, c] : rec->at("control").items()) {
+          std::string digest = c.at("digest").get<std::string>();
+          if (!store.contains(digest)) complete = false;
+          if (!complete) break;
+          out.control.files[name] = store.read_all(digest);
+          out.control.modes[name] = c.at("mode").get<uint32_t>();
+        }
+        if (complete) return out;
+      }
+    } catch (const std::exception&) {
+      // A damaged record: prepare again.
+    }
+  }
+  fs::path file = store.blob_path(deb_digest);
+  apt::DebLayout layout = apt::read_deb_layout(file, what);
+  PreparedDeb out;
+  out.control = apt::read_control_archive(file, layout.control, what);
+  auto writer = store.begin_blob();
+  apt::decompress_data_archive(file, layout.data, *writer, what);
+  out.data.tar_digest = writer->commit();
+  out.data.members = index_plain_tar(store.blob_path(out.data.tar_digest), what + " (" + layout.data.name + ")");
+  nlohmann::json control = nlohmann::json::object();
+  for (const auto& [name, bytes] : out.control.files)
+    control[name] = {{"digest", store.put(bytes)}, {"mode", out.control.modes.at(name)}};
+  store.put_record(kDebRecord, deb_digest, {{"version", kDebRecordVersion}, {"data", out.data.to_json()}, {"control", control}});
+  return out;
+}
+
+apt::DebContents deb_contents(const ContentStore& store, const apt::Package& package, const std::string& deb_digest,
+                              PreparedDeb prepared) {
+  apt::DebContents deb;
+  deb.package = package;
+  deb.control = std::move(prepared.control);
+  std::string name = package.name + "_" + package.version.str() + "_" + package.architecture + ".deb";
+  deb.members.reserve(prepared.data.members.size());
+  for (const auto& m : prepared.data.members) {
+    apt::DataMember d;
+    d.path = m.path;
+    d.type = m.type;
+    d.mode = m.mode;
+    d.uid = m.uid;
+    d.gid = m.gid;
+    d.uname = m.uname;
+    d.gname = m.gname;
+    d.link_target = m.link_target;
+    if (m.type == EntryType::kFile)
+      d.content = std::make_shared<TarMemberContent>(store, prepared.data.tar_digest, m.offset, m.size, deb_digest, name, m.path);
+    deb.members.push_back(std::move(d));
+  }
+  return deb;
+}
+
+// Entries by path, a later one replacing an earlier one (an effect overriding what a package left).
+void add_entries(std::map<std::string, Entry>& into, std::vector<Entry> entries) {
+  for (auto& e : entries) {
+    auto it = into.find(e.path);
+    if (it != into.end() && it->second.type == EntryType::kDirectory && e.type == EntryType::kDirectory) continue;
+    into.insert_or_assign(e.path, std::move(e));
+  }
+}
+
+std::vector<Entry> values(std::map<std::string, Entry>& m) {
+  std::vector<Entry> out;
+  out.reserve(m.size());
+  for (auto& [path, e] : m) out.push_back(std::move(e));
+  return out;
+}
+
+std::string host_of(const std::string& url) {
+  size_t scheme = url.find("://");
+  size_t start = scheme == std::string::npos ? 0 : scheme + 3;
+  size_t end = url.find('/', start);
+  std::string host = url.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  if (size_t at = host.rfind('@'); at != std::string::npos) host = host.substr(at + 1);
+  return host;
+}
+
+}  // namespace
+
+nlohmann::json AptRecord::to_json() const {
+  nlohmann::json j;
+  j["sources"] = nlohmann::json::array();
+  for (const auto& s : sources)
+    j["sources"].push_back({{"source", s.description}, {"signed_by", s.signed_by.empty() ? "UNVERIFIED (trusted: true)" : s.signed_by}});
+  j["packages"] = nlohmann::json::array();
+  for (const auto& p : packages) {
+    nlohmann::json x = {{"name", p.component.name},       {"version", p.component.version},
+                        {"architecture", p.architecture}, {"source", p.source_package},
+                        {"source_version", p.source_version}, {"repository", p.component.origin},
+                        {"url", p.component.url},         {"sha256", p.component.sha256},
+                        {"size", p.component.size},       {"requested", p.requested}};
+    if (!p.required_by.empty()) x["required_by"] = p.required_by;
+    if (!p.component.layer.empty()) x["layer"] = p.component.layer;
+    j["packages"].push_back(std::move(x));
+  }
+  j["already_installed"] = already_installed;
+  j["maintainer_scripts_not_run"] = scripts_not_run;
+  j["native_effects"] = native_effects;
+  return j;
+}
+
+StepOutput AptStep::plan(const StepContext& context) const {
+  const recipe::AptSection& section = *context.recipe.apt;
+  StepOutput out;
+  // validate: the section's requests and sources were checked as the recipe loaded.
+  if (context.mode == StepMode::kOffline) return out;
+  const std::string arch = context.platform().architecture;
+
+  RootfsView view = context.rootfs(apt_file_of_interest);
+
+  // Sources: the recipe's, else the image's own.
+  std::vector<apt::SourceEntry> entries;
+  std::map<std::string, apt::Keyring> recipe_keys;  // by origin
+  if (!section.sources.empty()) {
+    for (const auto& s : section.sources) {
+      apt::SourceEntry e = recipe_source(s);
+      apt::Keyring keys;
+      if (s.signed_by_file) keys.files.push_back({s.signed_by_file->string(), read_host_file(*s.signed_by_file, e.origin)});
+      if (!s.signed_by_inline.empty()) keys.files.push_back({e.origin + " (inline signed_by key)", s.signed_by_inline});
+      recipe_keys[e.origin] = std::move(keys);
+      entries.push_back(std::move(e));
+    }
+  } else {
+    entries = apt::image_sources(view);
+    if (entries.empty())
+      throw InputError(section.where.str() + ": apt: has no sources: and the base image configures none",
+                       "add apt.sources (url, suite, components, signed_by), or use a base image with "
+                       "/etc/apt/sources.list(.d)");
+  }
+  auto keyring_for = [&](const apt::SourceEntry& e) {
+    auto it = recipe_keys.find(e.origin);
+    return it != recipe_keys.end() ? it->second : apt::image_keyring(e, view);
+  };
+  AptIndexOptions index_options;
+  index_options.architecture = arch;
+  index_options.now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  index_options.downloads = context.downloads;
+  AptIndexes indexes = load_apt_indexes(entries, keyring_for, *context.store, index_options);
+
+  auto record = std::make_shared<AptRecord>();
+  for (const auto& s : indexes.sources) record->sources.push_back({s.entry.describe(), s.signed_by});
+
+  // Resolution on top of what the base has installed.
+  apt::InstalledDatabase installed;
+  if (auto status = view.read("/var/lib/dpkg/status", 256u << 20))
+    installed = apt::parse_status_file(*status, "/var/lib/dpkg/status of the base image");
+  std::vector<apt::Request> requests;
+  for (const auto& [text, where] : section.packages) requests.push_back(apt::Request::parse(text));
+  apt::ResolverOptions options;
+  options.native_arch = arch;
+  options.recommends = section.recommends;
+  for (const auto& s : indexes.sources) options.origin_priority.push_back(s.entry.priority);
+  apt::Resolution resolution = apt::resolve(requests, indexes.packages, installed.installed, options);
+  record->already_installed = resolution.already_installed;
+
+  std::vector<DownloadJob> jobs;
+  for (const auto& r : resolution.install) {
+    const apt::Package& p = r.package;
+    const AptSourceState& src = indexes.sources.at(static_cast<size_t>(p.origin));
+    AptPackageRecord rec;
+    rec.component.kind = "apt-package";
+    rec.component.name = p.name;
+    rec.component.version = p.version.str();
+    rec.component.url = net::redact_url(src.deb_base + "/" + p.filename);
+    rec.component.sha256 = p.sha256;
+    rec.component.size = p.size;
+    rec.component.origin = src.entry.describe();
+    rec.architecture = p.architecture;
+    rec.source_package = p.source;
+    rec.source_version = p.source_version;
+    rec.requested = r.requested;
+    rec.required_by = r.required_by;
+    record->packages.push_back(std::move(rec));
+    jobs.push_back({src.deb_base + "/" + p.filename, p.sha256, {}, p.display()});
+  }
+  spdlog::info("apt: {} packages to install ({} requests already met by the base)", resolution.install.size(),
+               resolution.already_installed.size());
+
+  // Which layer each package goes into.
+  auto layer_of = [&](size_t i) -> std::string {
+    const apt::Package& p = resolution.install[i].package;
+    switch (section.layers) {
+      case recipe::AptLayers::kOne: return "apt";
+      case recipe::AptLayers::kPerOrigin: return "apt-" + host_of(indexes.sources.at(static_cast<size_t>(p.origin)).entry.url);
+      case recipe::AptLayers::kPerPackage:
+        if (section.layer_budget == 0 || i + 1 < section.layer_budget) return "apt-" + p.name;
+        return "apt-rest";
+    }
+    return "apt";
+  };
+  for (size_t i = 0; i < record->packages.size(); ++i) record->packages[i].component.layer = layer_of(i);
+
+  auto finish = [&]() {
+    for (const auto& p : record->packages) out.components.push_back(p.component);
+    bool unverified = std::any_of(record->sources.begin(), record->sources.end(), [](const auto& s) { return s.signed_by.empty(); });
+    if (unverified) {
+      std::vector<std::string> names;
+      for (const auto& s : record->sources)
+        if (s.signed_by.empty()) names.push_back(s.description);
+      out.config.labels.emplace_back("org.rockpack.apt.unverified-sources", join(names, ", "));
+    }
+    out.records.emplace_back("apt", record);
+  };
+  if (context.mode == StepMode::kResolve) {
+    // `plan` lists the layers without contents.
+    std::set<std::string> seen;
+    for (const auto& p : record->packages)
+      if (seen.insert(p.component.layer).second) out.layers.push_back({p.component.layer, "apt: " + p.component.layer, {}, {}});
+    finish();
+    return out;
+  }
+
+  // Downloads, then each .deb made ready (in parallel: decompressing data.tar is the CPU work).
+  std::vector<DownloadResult> debs = download_all(*context.store, jobs, context.downloads);
+  for (size_t i = 0; i < debs.size(); ++i)
+    if (debs[i].size != resolution.install[i].package.size)
+      throw Error(jobs[i].what + " has " + std::to_string(debs[i].size) + " bytes, its index says " +
+                      std::to_string(resolution.install[i].package.size),
+                  "the mirror serves a .deb that does not match its index; nothing was installed");
+  std::vector<PreparedDeb> prepared(debs.size());
+  std::vector<std::function<void()>> work;
+  for (size_t i = 0; i < debs.size(); ++i)
+    work.push_back([&, i] { prepared[i] = prepare_deb(*context.store, debs[i].digest, jobs[i].what + " (.deb)"); });
+  run_parallel(work, std::max(1, static_cast<int>(std::thread::hardware_concurrency())));
+
+  // A scratch base gets the merged-/usr links first, so packages' /bin/x land in usr/bin.
+  std::vector<Entry> merged_usr = section.merged_usr ? apt::merged_usr_entries(view, arch) : std::vector<Entry>{};
+  for (auto& e : merged_usr) e.origin = "apt (merged /usr)";
+  view.add_entries(merged_usr);
+
+  apt::Installer installer(view);
+  for (size_t i = 0; i < debs.size(); ++i)
+    installer.install(deb_contents(*context.store, resolution.install[i].package, debs[i].digest, std::move(prepared[i])));
+
+  std::vector<apt::UnpackedPackage> added;
+  for (const auto& p : installer.packages()) {
+    added.push_back(p.record);
+    for (const auto& w : p.warnings) spdlog::warn("apt: {} {}: {}", p.record.name, p.record.version, w);
+  }
+  apt::NativeEffects effects = apt::native_effects(installer.tree(), added);
+  record->native_effects = effects.done;
+  record->scripts_not_run = apt::scripts_not_run(added);
+  if (!record->scripts_not_run.empty())
+    spdlog::warn("apt: maintainer scripts were not run (their common effects were produced natively: {}): {}",
+                 effects.done.empty() ? "none applied" : std::to_string(effects.done.size()) + " effects",
+                 join(record->scripts_not_run, "; "));
+
+  // The dpkg database: the whole status file, each package's info files, base lists that lost files.
+  std::vector<Entry> database;
+  {
+    Entry status;
+    status.path = "var/lib/dpkg/status";
+    status.mode = 0644;
+    status.content = std::make_shared<InlineContent>(apt::merged_status(installed, added));
+    status.origin = "apt (dpkg database)";
+    database.push_back(std::move(status));
+  }
+  for (const auto& p : added)
+    for (auto& e : apt::info_entries(p)) database.push_back(std::move(e));
+  for (auto& e : apt::takeover_entries(view, installer.takeovers())) database.push_back(std::move(e));
+  for (auto& e : apt::new_database_entries(view)) database.push_back(std::move(e));
+
+  std::map<std::string, std::map<std::string, Entry>> layers;  // name -> entries by path
+  std::vector<std::string> order;
+  auto layer = [&](const std::string& name) -> std::map<std::string, Entry>& {
+    if (!layers.count(name)) order.push_back(name);
+    return layers[name];
+  };
+  std::string first = resolution.install.empty() ? "apt" : layer_of(0);
+  add_entries(layer(first), merged_usr);
+  for (size_t i = 0; i < installer.packages().size(); ++i) add_entries(layer(layer_of(i)), installer.packages()[i].entries);
+  std::string last = section.layers == recipe::AptLayers::kOne ? "apt" : "apt-database";
+  add_entries(layer(last), std::move(database));
+  add_entries(layer(last), std::move(effects.entries));
+  for (const auto& name : order) {
+    LayerPlan l;
+    l.name = name;
+    l.created_by = "rockpack apt: " + name;
+    l.entries = values(layers[name]);
+    out.layers.push_back(std::move(l));
+  }
+  finish();
+  return out;
+}
+
+}  // namespace rp

@@ -1,0 +1,52 @@
+#pragma once
+// The recipe's `apt:` section, planned: Debian packages installed natively (docs/apt.md). The Debian
+// knowledge lives in src/apt/; this file strings it together in the order a build needs:
+//
+//   sources (the recipe's, else the base image's) -> verified indexes (apt_indexes) -> resolution
+//   against the base's dpkg status -> downloads (parallel, sha256 from the index) -> each .deb's
+//   data.tar decompressed once into the store and indexed (cached by the .deb's digest) -> the
+//   installer maps members onto the image (merged /usr, owners, Replaces) -> dpkg database and
+//   native maintainer-script effects -> layers and the typed record.
+//
+// No byte is unpacked on disk: every file of a package streams from the plain data.tar in the store
+// into the layer writer.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "plan/step.hpp"
+
+namespace rp {
+
+struct AptPackageRecord {
+  ResolvedComponent component;  // kind "apt-package"; origin = the source
+  std::string architecture;
+  std::string source_package;
+  std::string source_version;
+  bool requested = false;
+  std::vector<std::string> required_by;
+};
+
+// What the apt section resolved; to_json() is the "apt" object of `--resolved` (docs/apt.md).
+struct AptRecord final : StepRecord {
+  struct Source {
+    std::string description;  // "http://host/debian bookworm/main"
+    std::string signed_by;    // key fingerprint; "" when trusted without verification
+  };
+  std::vector<Source> sources;
+  std::vector<AptPackageRecord> packages;      // in install order
+  std::vector<std::string> already_installed;  // requests the base satisfied
+  std::vector<std::string> scripts_not_run;    // "name: preinst, postinst"
+  std::vector<std::string> native_effects;     // what was produced instead
+  nlohmann::json to_json() const override;
+};
+
+class AptStep final : public Step {
+ public:
+  std::string name() const override { return "apt"; }
+  bool applies(const recipe::Recipe& recipe) const override { return recipe.apt.has_value(); }
+  StepOutput plan(const StepContext& context) const override;
+};
+
+}  // namespace rp
