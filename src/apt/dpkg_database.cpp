@@ -97,7 +97,11 @@ std::string merged_status(const InstalledDatabase& base, const std::vector<Unpac
     return a.arch < b.arch;
   });
   std::string out;
-  for (const auto& k : all) out += k.text + "\n\n";
+  for (const auto& k : all) {
+    std::string_view text = k.text;
+    while (!text.empty() && text.back() == '\n') text.remove_suffix(1);  // Deb822Stanza::str() ends its last line
+    out.append(text).append("\n\n");
+  }
   return out;
 }
 

@@ -14,6 +14,7 @@
 #include "apt/dpkg_database.hpp"
 #include "apt/installer.hpp"
 #include "apt/native_effects.hpp"
+#include "apt/patterns.hpp"
 #include "apt/resolver.hpp"
 #include "apt/sources.hpp"
 #include "assemble/tar_index.hpp"
@@ -221,7 +222,15 @@ StepOutput AptStep::plan(const StepContext& context) const {
   if (auto status = view.read("/var/lib/dpkg/status", 256u << 20))
     installed = apt::parse_status_file(*status, "/var/lib/dpkg/status of the base image");
   std::vector<apt::Request> requests;
-  for (const auto& [text, where] : section.packages) requests.push_back(apt::Request::parse(text));
+  std::set<std::string> requested;
+  for (const auto& [text, where] : section.packages) {
+    if (apt::is_pattern(text)) {
+      for (const auto& name : apt::expand_pattern(text, indexes.packages, arch))
+        if (requested.insert(name).second) requests.push_back(apt::Request::parse(name));
+    } else if (requested.insert(text).second) {
+      requests.push_back(apt::Request::parse(text));
+    }
+  }
   apt::ResolverOptions options;
   options.native_arch = arch;
   options.recommends = section.recommends;

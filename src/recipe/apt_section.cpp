@@ -3,6 +3,7 @@
 
 #include <system_error>
 
+#include "apt/patterns.hpp"
 #include "apt/resolver.hpp"
 #include "util/error.hpp"
 
@@ -42,7 +43,8 @@ class SectionReader {
       auto text = in_.text(item, "packages");
       if (!text) return;
       try {
-        (void)apt::Request::parse(*text);
+        if (apt::is_pattern(*text)) apt::check_pattern(*text);
+        else (void)apt::Request::parse(*text);
       } catch (const InputError& e) {
         in_.error(item, e.what(), e.hint().empty() ? "write a package as name, name=version-glob or \"name (>= version)\""
                                                     : e.hint());
