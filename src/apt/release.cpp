@@ -72,6 +72,7 @@ Release parse_release(std::string_view text, const std::string& what) {
   r.architectures = words(s.value("Architectures"));
   r.components = words(s.value("Components"));
   r.acquire_by_hash = s.value("Acquire-By-Hash") == "yes";
+  r.all_in_arch_indexes = s.value("No-Support-for-Architecture-all") == "Packages";
   auto date_field = [&](const char* name) -> std::optional<int64_t> {
     auto v = s.get(name);
     if (!v) return std::nullopt;

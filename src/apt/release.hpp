@@ -24,6 +24,9 @@ struct Release {
   std::vector<std::string> architectures;
   std::vector<std::string> components;
   bool acquire_by_hash = false;
+  // "No-Support-for-Architecture-all: Packages": the binary-<arch> indexes already hold the
+  // Architecture: all packages, and binary-all is only there for old clients (Debian's archive).
+  bool all_in_arch_indexes = false;
   std::map<std::string, IndexFile> files;  // by path, from the SHA256 field
 
   const IndexFile* find(const std::string& path) const;

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <set>
 
 #include "net/http_retry.hpp"
 #include "net/url.hpp"
@@ -104,7 +105,7 @@ AptIndexes load_apt_indexes(const std::vector<apt::SourceEntry>& entries,
                         (component.empty() ? std::string() : component + "/") + "binary-" + options.architecture,
                     "check the component names and that the repository has packages for " + options.architecture);
       wanted.push_back({index, *file});
-      if (!component.empty())
+      if (!component.empty() && !state.release.all_in_arch_indexes)
         if (auto all = apt::packages_index(state.release, component, "all"))
           if (std::find(state.release.architectures.begin(), state.release.architectures.end(), "all") !=
               state.release.architectures.end())
@@ -126,6 +127,7 @@ AptIndexes load_apt_indexes(const std::vector<apt::SourceEntry>& entries,
                     w.file.path + " of " + s.entry.describe()});
   }
   std::vector<DownloadResult> results = download_all(store, jobs, options.downloads);
+  std::set<std::string> seen;
   for (size_t i = 0; i < wanted.size(); ++i) {
     const AptSourceState& s = out.sources[wanted[i].source];
     const std::string what = wanted[i].file.path + " of apt source " + s.entry.describe();
@@ -135,8 +137,11 @@ AptIndexes load_apt_indexes(const std::vector<apt::SourceEntry>& entries,
                   "the mirror serves an index that does not match its Release; try again later or use another mirror");
     std::string text = apt::decompress_index(store.read_all(results[i].digest), wanted[i].file.path, what);
     auto packages = apt::parse_packages_index(text, what, static_cast<int>(wanted[i].source));
-    out.packages.insert(out.packages.end(), std::make_move_iterator(packages.begin()),
-                        std::make_move_iterator(packages.end()));
+    for (auto& p : packages) {
+      // binary-all repeats what binary-<arch> already lists in repositories made by apt-ftparchive.
+      std::string key = std::to_string(wanted[i].source) + " " + p.name + " " + p.version.str() + " " + p.architecture;
+      if (seen.insert(std::move(key)).second) out.packages.push_back(std::move(p));
+    }
   }
   return out;
 }

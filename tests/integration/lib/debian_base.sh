@@ -27,6 +27,9 @@ debian_python_rootfs() { bash "$_DEBIAN_BASE_LIB" rootfs "$@"; }
 debian_python_standalone_archive() { bash "$_DEBIAN_BASE_LIB" standalone "$@"; }
 # The path of the cached rootfs tarball everything above is made from (what a test's inputs depend on).
 debian_python_rootfs_tarball() { bash "$_DEBIAN_BASE_LIB" tarball; }
+# The Debian mirror of this machine's apt configuration (or $ROCKPACK_DEBIAN_MIRROR), without a
+# trailing '/', after checking it serves bookworm; exits 77 when there is none.
+debian_apt_mirror() { bash "$_DEBIAN_BASE_LIB" mirror; }
 
 # Everything below runs only when the file is executed (by the functions above).
 if [ "${BASH_SOURCE[0]}" != "$0" ]; then return 0; fi
@@ -271,5 +274,15 @@ case "${1:-}" in
   rootfs) shift; cmd_rootfs "$@" ;;
   standalone) shift; cmd_standalone "$@" ;;
   tarball) rootfs_tarball ;;
+  mirror)
+    MIRROR=$(apt_mirror | head -n 1)
+    [ -n "$MIRROR" ] || skip "no Debian mirror in the apt configuration (set ROCKPACK_DEBIAN_MIRROR)"
+    MIRROR=${MIRROR%/}
+    case "$MIRROR" in
+      http://* | https://*) curl -fsS -o /dev/null --max-time 20 "$MIRROR/dists/$SUITE/InRelease" \
+        || skip "the apt mirror $MIRROR does not answer for $SUITE" ;;
+      *) skip "apt mirror '$MIRROR' is not http(s)" ;;
+    esac
+    echo "$MIRROR" ;;
   *) die "usage: source this file and call debian_python_base / debian_python_rootfs / debian_python_standalone_archive" ;;
 esac
