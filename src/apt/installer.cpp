@@ -97,6 +97,18 @@ std::map<std::string, uint32_t> ids_of(const std::optional<std::string>& text) {
   return out;
 }
 
+// A file this package does not install after all (a package installed before Replaces it): out of
+// its list and md5sums, as dpkg leaves it.
+void drop_listed(UnpackedPackage& rec, const std::string& listed) {
+  std::erase(rec.paths, listed);
+  std::string rel = listed.substr(1), kept;
+  for (const auto& line : split(rec.md5sums, '\n')) {
+    if (line.empty() || (line.size() > 34 && line.substr(34) == rel)) continue;
+    kept += std::string(line) + "\n";
+  }
+  rec.md5sums = kept;
+}
+
 }  // namespace
 
 // The lower tree with the entries of the packages installed so far on top.
@@ -235,7 +247,7 @@ uint32_t Installer::group_id(const DataMember& m) const {
   return it != groups_.end() ? it->second : m.gid;
 }
 
-void Installer::take_ownership(const std::string& dest, const std::string& listed, const DebContents& deb, size_t index) {
+bool Installer::take_ownership(const std::string& dest, const std::string& listed, const DebContents& deb, size_t index) {
   const Package& p = deb.package;
   auto it = owners_.find(dest);
   if (it != owners_.end() && it->second.package != p.name) {
@@ -244,6 +256,17 @@ void Installer::take_ownership(const std::string& dest, const std::string& liste
     for (const auto& group : relations_of(p, "Replaces", p.replaces))
       for (const auto& r : group)
         if (r.name == old.package && (old.version.empty() || r.version_ok(Version::parse(old.version)))) replaces = true;
+    // The other way round (the owner, installed earlier in this run, Replaces this package): dpkg
+    // leaves the owner's file in place and skips this one ("replaced by files in installed package").
+    if (!replaces && old.installed >= 0) {
+      const UnpackedPackage& owner = packages_[static_cast<size_t>(old.installed)].record;
+      for (const auto& [field, value] : owner.control) {
+        if (!iequals(field, "Replaces")) continue;
+        for (const auto& group : parse_relations(deb822_folded(value), "Replaces of " + owner.name))
+          for (const auto& r : group)
+            if (r.name == p.name && r.version_ok(p.version)) return false;
+      }
+    }
     if (!replaces)
       throw Error("apt: " + p.display() + " would overwrite '" + listed + "', which is also in package " + old.package +
                       (old.version.empty() ? " (installed in the base image)" : " " + old.version),
@@ -268,6 +291,7 @@ void Installer::take_ownership(const std::string& dest, const std::string& liste
                                                                                 ? p.name + ":" + p.architecture
                                                                                 : p.name,
                         listed};
+  return true;
 }
 
 void Installer::ensure_parents(const std::string& dest, std::map<std::string, Entry>& entries, const std::string& origin) {
@@ -358,7 +382,10 @@ void Installer::install(const DebContents& deb) {
           throw Error(origin + ": '" + listed + "' is a directory in the image, the package ships a file there",
                       "the package does not fit this image");
         e.content = m.content;
-        take_ownership(dest, listed, deb, index);
+        if (!take_ownership(dest, listed, deb, index)) {
+          drop_listed(rec, listed);
+          continue;
+        }
         if (conffiles.count(listed)) {
           Md5Sink md5;
           m.content->write_to(md5);
@@ -371,7 +398,10 @@ void Installer::install(const DebContents& deb) {
           continue;
         }
         e.link_target = m.link_target;
-        take_ownership(dest, listed, deb, index);
+        if (!take_ownership(dest, listed, deb, index)) {
+          drop_listed(rec, listed);
+          continue;
+        }
         break;
       case EntryType::kHardlink: {
         std::vector<std::string> target_parts = components(m.link_target);
@@ -380,7 +410,10 @@ void Installer::install(const DebContents& deb) {
           throw InputError(origin + ": hardlink '" + listed + "' points to '" + m.link_target + "', which comes nowhere before it",
                            "the package is broken");
         e.link_target = target->second;
-        take_ownership(dest, listed, deb, index);
+        if (!take_ownership(dest, listed, deb, index)) {
+          drop_listed(rec, listed);
+          continue;
+        }
         break;
       }
     }

@@ -82,7 +82,9 @@ class Installer {
   class Overlay;
 
   std::string resolve(const std::string& path) const;  // parents through symlinks
-  void take_ownership(const std::string& dest, const std::string& listed, const DebContents& deb, size_t index);
+  // Records that this package now owns `dest`; false when a package installed before Replaces it
+  // (the file is then not installed). Throws for a conflict Replaces does not allow.
+  bool take_ownership(const std::string& dest, const std::string& listed, const DebContents& deb, size_t index);
   uint32_t user_id(const DataMember& m) const;
   uint32_t group_id(const DataMember& m) const;
   void ensure_parents(const std::string& dest, std::map<std::string, Entry>& entries, const std::string& origin);
