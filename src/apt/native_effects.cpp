@@ -271,6 +271,69 @@ void ca_certificates(const FileTree& image, NativeEffects& out) {
   out.done.push_back("/etc/ssl/certs/ca-certificates.crt with " + std::to_string(count) + " certificates (ca-certificates)");
 }
 
+// Copies of a default file, as base-files', libc-bin's and tzdata's postinst make on a new system.
+void copy_if_missing(const FileTree& image, const std::string& from, const std::string& to, const std::string& why,
+                     NativeEffects& out) {
+  if (image.lstat(to)) return;
+  auto text = image.read(from, 4u << 20);
+  if (!text) return;
+  out.entries.push_back(file(rel(to), *text));
+  out.done.push_back(to + " from " + from + " (" + why + ")");
+}
+
+void base_files(const FileTree& image, NativeEffects& out) {
+  const std::string dir = "/usr/share/base-files/";
+  if (!image.lstat(dir)) return;
+  copy_if_missing(image, dir + "profile", "/etc/profile", "base-files", out);
+  copy_if_missing(image, dir + "motd", "/etc/motd", "base-files", out);
+  copy_if_missing(image, dir + "info.dir", "/usr/share/info/dir", "base-files", out);
+  copy_if_missing(image, dir + "dot.profile", "/root/.profile", "base-files", out);
+  copy_if_missing(image, dir + "dot.bashrc", "/root/.bashrc", "base-files", out);
+  for (const char* d : {"usr/local", "usr/local/share", "usr/local/share/man", "usr/local/bin", "usr/local/games",
+                        "usr/local/lib", "usr/local/include", "usr/local/sbin", "usr/local/src", "usr/local/etc"})
+    if (!image.lstat(d)) out.entries.push_back(directory(d));
+}
+
+// debianutils' update-shells: the packaged list, every package's shells.d/ entries, and the /usr
+// spelling of each /bin one on a merged-/usr system.
+void shells(const FileTree& image, NativeEffects& out) {
+  if (image.lstat("/etc/shells")) return;
+  auto base = image.read("/usr/share/debianutils/shells");
+  if (!base) return;
+  std::vector<std::string> lines;
+  std::set<std::string> seen;
+  auto add = [&](std::string_view l) {
+    std::string line(trim(l));
+    if (line.empty()) return;
+    if (line[0] == '#') {
+      lines.push_back(line);
+      return;
+    }
+    if (!seen.insert(line).second) return;
+    lines.push_back(line);
+  };
+  for (auto l : split(*base, '\n')) add(l);
+  for (const auto& name : image.list("/usr/share/debianutils/shells.d"))
+    if (auto more = image.read("/usr/share/debianutils/shells.d/" + name))
+      for (auto l : split(*more, '\n')) add(l);
+  auto bin = image.lstat("/bin");
+  bool merged = bin && bin->type == EntryType::kSymlink;
+  std::vector<std::string> with_usr;
+  for (const auto& l : lines) {
+    with_usr.push_back(l);
+    if (merged && l.rfind("/bin/", 0) == 0 && !seen.count("/usr" + l)) with_usr.push_back("/usr" + l);
+  }
+  out.entries.push_back(file("etc/shells", join(with_usr, "\n") + "\n"));
+  out.done.push_back("/etc/shells (update-shells)");
+}
+
+void timezone(const FileTree& image, NativeEffects& out) {
+  if (!image.lstat("/usr/share/zoneinfo/Etc/UTC") || image.lstat("/etc/localtime")) return;
+  out.entries.push_back(symlink("etc/localtime", "/usr/share/zoneinfo/Etc/UTC"));
+  if (!image.lstat("/etc/timezone")) out.entries.push_back(file("etc/timezone", "Etc/UTC\n"));
+  out.done.push_back("/etc/localtime -> Etc/UTC (tzdata)");
+}
+
 }  // namespace
 
 std::vector<AlternativeCall> alternative_calls(const std::string& script) {
@@ -334,6 +397,10 @@ std::vector<Entry> merged_usr_entries(const FileTree& image, const std::string& 
 NativeEffects native_effects(const FileTree& image, const std::vector<UnpackedPackage>& added) {
   NativeEffects out;
   base_passwd(image, out);
+  base_files(image, out);
+  copy_if_missing(image, "/usr/share/libc-bin/nsswitch.conf", "/etc/nsswitch.conf", "libc-bin", out);
+  shells(image, out);
+  timezone(image, out);
   alternatives(image, added, out);
   ca_certificates(image, out);
   return out;

@@ -7,6 +7,8 @@
 //    mmdebstrap set up before the first package on Debian 12 and Ubuntu >= 20.04);
 //  - base-passwd: /etc/passwd and /etc/group from its passwd.master and group.master when the
 //    image has none (its postinst copies them);
+//  - base-files: /etc/profile, /etc/motd, root's .profile and .bashrc, /usr/local/*; libc-bin:
+//    /etc/nsswitch.conf; debianutils' update-shells: /etc/shells; tzdata: /etc/localtime (UTC);
 //  - update-alternatives: the `update-alternatives --install LINK NAME PATH PRIORITY [--slave ...]`
 //    calls written literally in postinst scripts, the highest priority winning per name as in auto
 //    mode: LINK -> /etc/alternatives/NAME -> PATH, and the /var/lib/dpkg/alternatives/NAME record;

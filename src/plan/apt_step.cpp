@@ -222,7 +222,17 @@ StepOutput AptStep::plan(const StepContext& context) const {
   if (auto status = view.read("/var/lib/dpkg/status", 256u << 20))
     installed = apt::parse_status_file(*status, "/var/lib/dpkg/status of the base image");
   std::vector<apt::Request> requests;
+  // A scratch base gets the merged-/usr links first, so packages' /bin/x land in usr/bin; like
+  // debootstrap and mmdebstrap, it then gets usr-is-merged (which says so) rather than usrmerge
+  // (which would convert a system that needs no converting).
+  std::vector<Entry> merged_usr = section.merged_usr ? apt::merged_usr_entries(view, arch) : std::vector<Entry>{};
+  for (auto& e : merged_usr) e.origin = "apt (merged /usr)";
   std::set<std::string> requested;
+  if (!merged_usr.empty() && std::any_of(indexes.packages.begin(), indexes.packages.end(),
+                                         [](const apt::Package& p) { return p.name == "usr-is-merged"; })) {
+    requested.insert("usr-is-merged");
+    requests.push_back(apt::Request::parse("usr-is-merged"));
+  }
   for (const auto& [text, where] : section.packages) {
     if (apt::is_pattern(text)) {
       for (const auto& name : apt::expand_pattern(text, indexes.packages, arch))
@@ -308,9 +318,6 @@ StepOutput AptStep::plan(const StepContext& context) const {
     work.push_back([&, i] { prepared[i] = prepare_deb(*context.store, debs[i].digest, jobs[i].what + " (.deb)"); });
   run_parallel(work, std::max(1, static_cast<int>(std::thread::hardware_concurrency())));
 
-  // A scratch base gets the merged-/usr links first, so packages' /bin/x land in usr/bin.
-  std::vector<Entry> merged_usr = section.merged_usr ? apt::merged_usr_entries(view, arch) : std::vector<Entry>{};
-  for (auto& e : merged_usr) e.origin = "apt (merged /usr)";
   view.add_entries(merged_usr);
 
   apt::Installer installer(view);
