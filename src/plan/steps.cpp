@@ -12,6 +12,7 @@
 // login-env is last: it writes the final Env for login shells.
 #include "plan/steps.hpp"
 
+#include "plan/accounts_step.hpp"
 #include "plan/apt_step.hpp"
 #include "plan/files_step.hpp"
 #include "plan/login_env.hpp"
@@ -24,7 +25,7 @@ const std::vector<std::unique_ptr<Step>>& build_steps() {
   static const std::vector<std::unique_ptr<Step>> steps = [] {
     std::vector<std::unique_ptr<Step>> s;
     s.push_back(std::make_unique<AptStep>());  // apt: Debian packages (before accounts: a user's shell may come from one)
-    // (accounts: here)
+    s.push_back(std::make_unique<AccountsStep>());  // accounts: users and groups (after apt: base-passwd, shells)
     s.push_back(std::make_unique<FilesStep>());
     s.push_back(std::make_unique<PythonStep>());  // python: without rocm:
     s.push_back(std::make_unique<RocmStep>());    // rocm: with its python: (one resolution)
