@@ -10,7 +10,7 @@ bench_setup() {
 bench_cleanup() {
   for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
   for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-  rm -rf "$work"
+  [ -n "${KEEP_WORK:-}" ] || rm -rf "$work"
 }
 
 # measure NAME CMD...: runs CMD with its output in $work/NAME.out, puts its wall seconds into WALL

@@ -127,23 +127,29 @@ AptIndexes load_apt_indexes(const std::vector<apt::SourceEntry>& entries,
                     w.file.path + " of " + s.entry.describe()});
   }
   std::vector<DownloadResult> results = download_all(store, jobs, options.downloads);
-  std::set<std::string> seen;
   for (size_t i = 0; i < wanted.size(); ++i) {
     const AptSourceState& s = out.sources[wanted[i].source];
-    const std::string what = wanted[i].file.path + " of apt source " + s.entry.describe();
     if (results[i].size != wanted[i].file.size)
-      throw Error(what + " has " + std::to_string(results[i].size) + " bytes, its Release says " +
-                      std::to_string(wanted[i].file.size),
+      throw Error(wanted[i].file.path + " of apt source " + s.entry.describe() + " has " + std::to_string(results[i].size) +
+                      " bytes, its Release says " + std::to_string(wanted[i].file.size),
                   "the mirror serves an index that does not match its Release; try again later or use another mirror");
-    std::string text = apt::decompress_index(store.read_all(results[i].digest), wanted[i].file.path, what);
-    auto packages = apt::parse_packages_index(text, what, static_cast<int>(wanted[i].source));
-    for (auto& p : packages) {
-      // binary-all repeats what binary-<arch> already lists in repositories made by apt-ftparchive.
-      std::string key = std::to_string(wanted[i].source) + " " + p.name + " " + p.version.str() + " " + p.architecture;
-      if (seen.insert(std::move(key)).second) out.packages.push_back(std::move(p));
-    }
+    out.blobs.push_back({wanted[i].source, wanted[i].file.path, results[i].digest});
   }
   return out;
+}
+
+void parse_apt_indexes(AptIndexes& indexes, const ContentStore& store) {
+  std::set<std::string> seen;
+  for (const auto& blob : indexes.blobs) {
+    const std::string what = blob.path + " of apt source " + indexes.sources.at(blob.source).entry.describe();
+    std::string text = apt::decompress_index(store.read_all(blob.digest), blob.path, what);
+    auto packages = apt::parse_packages_index(text, what, static_cast<int>(blob.source));
+    for (auto& p : packages) {
+      // binary-all repeats what binary-<arch> already lists in repositories made by apt-ftparchive.
+      std::string key = std::to_string(blob.source) + " " + p.name + " " + p.version.str() + " " + p.architecture;
+      if (seen.insert(std::move(key)).second) indexes.packages.push_back(std::move(p));
+    }
+  }
 }
 
 }  // namespace rp

@@ -29,7 +29,13 @@ struct AptSourceState {
 
 struct AptIndexes {
   std::vector<AptSourceState> sources;  // Package::origin indexes this
-  std::vector<apt::Package> packages;
+  struct Blob {
+    size_t source = 0;
+    std::string path;    // "main/binary-amd64/Packages.xz"
+    std::string digest;  // the verified file in the store
+  };
+  std::vector<Blob> blobs;             // every index file, verified and in the store
+  std::vector<apt::Package> packages;  // filled by parse_apt_indexes
 };
 
 struct AptIndexOptions {
@@ -38,10 +44,14 @@ struct AptIndexOptions {
   DownloadOptions downloads;
 };
 
-// Throws rp::Error naming the source and what failed (unreachable, unsigned, bad signature, expired,
-// index missing, hash mismatch).
+// Verifies every source's Release and downloads its indexes into the store (no parsing: a warm
+// build whose resolution is cached never reads them). Throws rp::Error naming the source and what
+// failed (unreachable, unsigned, bad signature, expired, index missing, hash mismatch).
 AptIndexes load_apt_indexes(const std::vector<apt::SourceEntry>& entries,
                             const std::function<apt::Keyring(const apt::SourceEntry&)>& keyring_for, ContentStore& store,
                             const AptIndexOptions& options);
+
+// Decompresses and parses the indexes into `indexes.packages`.
+void parse_apt_indexes(AptIndexes& indexes, const ContentStore& store);
 
 }  // namespace rp

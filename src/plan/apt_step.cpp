@@ -21,6 +21,7 @@
 #include "assemble/tar_member_content.hpp"
 #include "net/url.hpp"
 #include "plan/apt_indexes.hpp"
+#include "util/digest.hpp"
 #include "util/error.hpp"
 #include "util/parallel.hpp"
 #include "util/strings.hpp"
@@ -31,6 +32,67 @@ namespace {
 
 constexpr const char* kDebRecord = "apt-deb";
 constexpr int kDebRecordVersion = 1;
+constexpr const char* kResolutionRecord = "apt-resolution";
+constexpr int kResolutionRecordVersion = 1;
+
+// A resolution as a store record: the chosen packages with every field the later stages use.
+nlohmann::json resolution_to_json(const apt::Resolution& r) {
+  nlohmann::json j = {{"version", kResolutionRecordVersion}, {"already_installed", r.already_installed}};
+  j["install"] = nlohmann::json::array();
+  for (const auto& x : r.install) {
+    const apt::Package& p = x.package;
+    j["install"].push_back({{"name", p.name}, {"version", p.version.str()}, {"architecture", p.architecture},
+                            {"multi_arch", apt::multi_arch_text(p.multi_arch)}, {"essential", p.essential},
+                            {"priority", p.priority}, {"section", p.section}, {"source", p.source},
+                            {"source_version", p.source_version}, {"depends", p.depends}, {"pre_depends", p.pre_depends},
+                            {"recommends", p.recommends}, {"provides", p.provides}, {"conflicts", p.conflicts},
+                            {"breaks", p.breaks}, {"replaces", p.replaces}, {"filename", p.filename}, {"size", p.size},
+                            {"sha256", p.sha256}, {"origin", p.origin}, {"requested", x.requested},
+                            {"required_by", x.required_by}, {"replaces_installed", x.replaces_installed}});
+  }
+  return j;
+}
+
+// False for a record of another version or a damaged one (then the build resolves again).
+bool resolution_from_json(const nlohmann::json& j, apt::Resolution& out) {
+  try {
+    if (j.value("version", 0) != kResolutionRecordVersion) return false;
+    apt::Resolution r;
+    r.already_installed = j.at("already_installed").get<std::vector<std::string>>();
+    for (const auto& x : j.at("install")) {
+      apt::ResolvedPackage rp;
+      apt::Package& p = rp.package;
+      p.name = x.at("name").get<std::string>();
+      p.version = apt::Version::parse(x.at("version").get<std::string>());
+      p.architecture = x.at("architecture").get<std::string>();
+      p.multi_arch = apt::parse_multi_arch(x.at("multi_arch").get<std::string>());
+      p.essential = x.at("essential").get<bool>();
+      p.priority = x.at("priority").get<std::string>();
+      p.section = x.at("section").get<std::string>();
+      p.source = x.at("source").get<std::string>();
+      p.source_version = x.at("source_version").get<std::string>();
+      p.depends = x.at("depends").get<std::string>();
+      p.pre_depends = x.at("pre_depends").get<std::string>();
+      p.recommends = x.at("recommends").get<std::string>();
+      p.provides = x.at("provides").get<std::string>();
+      p.conflicts = x.at("conflicts").get<std::string>();
+      p.breaks = x.at("breaks").get<std::string>();
+      p.replaces = x.at("replaces").get<std::string>();
+      p.filename = x.at("filename").get<std::string>();
+      p.size = x.at("size").get<uint64_t>();
+      p.sha256 = x.at("sha256").get<std::string>();
+      p.origin = x.at("origin").get<int>();
+      rp.requested = x.at("requested").get<bool>();
+      rp.required_by = x.at("required_by").get<std::vector<std::string>>();
+      rp.replaces_installed = x.at("replaces_installed").get<std::string>();
+      r.install.push_back(std::move(rp));
+    }
+    out = std::move(r);
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
 
 // What the apt step reads from the image below it: apt's configuration and keyrings, dpkg's
 // database, accounts, and what the native effects look at.
@@ -219,33 +281,50 @@ StepOutput AptStep::plan(const StepContext& context) const {
 
   // Resolution on top of what the base has installed.
   apt::InstalledDatabase installed;
-  if (auto status = view.read("/var/lib/dpkg/status", 256u << 20))
-    installed = apt::parse_status_file(*status, "/var/lib/dpkg/status of the base image");
-  std::vector<apt::Request> requests;
+  std::string status_text = view.read("/var/lib/dpkg/status", 256u << 20).value_or("");
+  if (!status_text.empty()) installed = apt::parse_status_file(status_text, "/var/lib/dpkg/status of the base image");
   // A scratch base gets the merged-/usr links first, so packages' /bin/x land in usr/bin; like
   // debootstrap and mmdebstrap, it then gets usr-is-merged (which says so) rather than usrmerge
   // (which would convert a system that needs no converting).
   std::vector<Entry> merged_usr = section.merged_usr ? apt::merged_usr_entries(view, arch) : std::vector<Entry>{};
   for (auto& e : merged_usr) e.origin = "apt (merged /usr)";
-  std::set<std::string> requested;
-  if (!merged_usr.empty() && std::any_of(indexes.packages.begin(), indexes.packages.end(),
-                                         [](const apt::Package& p) { return p.name == "usr-is-merged"; })) {
-    requested.insert("usr-is-merged");
-    requests.push_back(apt::Request::parse("usr-is-merged"));
-  }
-  for (const auto& [text, where] : section.packages) {
-    if (apt::is_pattern(text)) {
-      for (const auto& name : apt::expand_pattern(text, indexes.packages, arch))
-        if (requested.insert(name).second) requests.push_back(apt::Request::parse(name));
-    } else if (requested.insert(text).second) {
-      requests.push_back(apt::Request::parse(text));
-    }
-  }
   apt::ResolverOptions options;
   options.native_arch = arch;
   options.recommends = section.recommends;
   for (const auto& s : indexes.sources) options.origin_priority.push_back(s.entry.priority);
-  apt::Resolution resolution = apt::resolve(requests, indexes.packages, installed.installed, options);
+
+  // The resolution is a function of the verified indexes, the requests, the options and the base's
+  // status: cached under those, a warm build reads no index at all.
+  nlohmann::json key_material = {{"version", kResolutionRecordVersion}, {"arch", arch},
+                                 {"recommends", section.recommends}, {"merged_usr", !merged_usr.empty()},
+                                 {"priorities", options.origin_priority}, {"status", sha256_hex(status_text)}};
+  for (const auto& [text, where] : section.packages) key_material["requests"].push_back(text);
+  for (const auto& b : indexes.blobs) key_material["indexes"].push_back(std::to_string(b.source) + " " + b.digest);
+  const std::string resolution_key = sha256_hex(key_material.dump());
+  apt::Resolution resolution;
+  auto cached = context.store->get_record(kResolutionRecord, resolution_key);
+  if (!cached || !resolution_from_json(*cached, resolution)) {
+    parse_apt_indexes(indexes, *context.store);
+    std::vector<apt::Request> requests;
+    std::set<std::string> requested;
+    if (!merged_usr.empty() && std::any_of(indexes.packages.begin(), indexes.packages.end(),
+                                           [](const apt::Package& p) { return p.name == "usr-is-merged"; })) {
+      requested.insert("usr-is-merged");
+      requests.push_back(apt::Request::parse("usr-is-merged"));
+    }
+    for (const auto& [text, where] : section.packages) {
+      if (apt::is_pattern(text)) {
+        for (const auto& name : apt::expand_pattern(text, indexes.packages, arch))
+          if (requested.insert(name).second) requests.push_back(apt::Request::parse(name));
+      } else if (requested.insert(text).second) {
+        requests.push_back(apt::Request::parse(text));
+      }
+    }
+    resolution = apt::resolve(requests, indexes.packages, installed.installed, options);
+    indexes.packages.clear();
+    indexes.packages.shrink_to_fit();
+    context.store->put_record(kResolutionRecord, resolution_key, resolution_to_json(resolution));
+  }
   record->already_installed = resolution.already_installed;
 
   std::vector<DownloadJob> jobs;
