@@ -184,5 +184,30 @@ bad_recipe nofile "  sources: [{url: http://x/y, suite: s, components: [main], s
 bad_recipe nocomp "  sources: [{url: http://x/y, suite: s, signed_by: $WORK/r/keys/test.asc}]
   packages: [a]" "lists no components"
 bad_recipe typo "  packges: [a]" "packges"
+bad_recipe priority "  sources: [{url: http://x/y, suite: s, components: [main], trusted: true, priority: high}]
+  packages: [a]" "priority must be a whole number"
+bad_recipe pkgmap "  packages: {a: 1}" "must be a list"
+bad_recipe flatcomp "  sources: [{url: http://x/y, suite: ./, components: [main], trusted: true}]
+  packages: [a]" "flat source"
+printf 'name: bad\napt: [a]\n' >"$WORK/aptlist.yaml"
+rc=0; out=$("$ROCKPACK" validate "$WORK/aptlist.yaml" 2>&1) || rc=$?
+assert_eq "$rc" "2" "apt as a list: exit code"; assert_contains "$out" "'apt' must be a mapping" "apt as a list: message"
+
+# Repository-side mistakes found at build time: exit 1, the source named, nothing written.
+build_fails() {  # NAME EXPECTED (recipe $WORK/NAME.yaml)
+  local rc=0 out
+  out=$("$ROCKPACK" build "$WORK/$1.yaml" --cache-dir "$WORK/c-$1" -o "oci:$WORK/out-$1:x" 2>&1) || rc=$?
+  assert_eq "$rc" "1" "$1: exit code"
+  assert_contains "$out" "$2" "$1: message"
+  [ ! -e "$WORK/out-$1" ] || fail "$1: an output was written"
+}
+recipe wrongsuite repo "rp-hello"; sed -i 's/suite: rptest/suite: nosuch/' "$WORK/wrongsuite.yaml"
+build_fails wrongsuite "neither InRelease nor Release exists"
+recipe unreachable repo "rp-hello"; sed -i "s|$URL/repo|http://127.0.0.1:1/repo|" "$WORK/unreachable.yaml"
+build_fails unreachable "cannot fetch"
+recipe notakey repo "rp-hello"; sed -i "s|$WORK/r/keys/test.asc|$WORK/r/README|" "$WORK/notakey.yaml"
+build_fails notakey "holds no OpenPGP public key"
+recipe wrongkeyfile repo "rp-hello"; sed -i "s|keys/test.asc|keys/wrong.asc|" "$WORK/wrongkeyfile.yaml"
+build_fails wrongkeyfile "signature verification failed"
 bad_recipe layers "  layers: every" "unknown apt layers mode"
 echo "PASS"
