@@ -2,40 +2,172 @@
 
 #include <cctype>
 
+#include "util/strings.hpp"
+
 namespace rp::net {
 
-UrlParts split_url(std::string_view url) {
-  UrlParts p;
-  auto scheme_end = url.find("://");
-  if (scheme_end == std::string_view::npos) {
-    p.path_and_query = std::string(url);
-    return p;
+namespace {
+
+// scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )
+bool is_scheme(std::string_view s) {
+  if (s.empty() || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z'))) return false;
+  for (char c : s) {
+    if (!is_alnum(c) && c != '+' && c != '-' && c != '.') return false;
   }
-  p.scheme = std::string(url.substr(0, scheme_end));
-  std::string_view rest = url.substr(scheme_end + 3);
-  auto path_start = rest.find_first_of("/?#");
-  std::string_view authority = rest.substr(0, path_start);
-  if (auto at = authority.rfind('@'); at != std::string_view::npos) authority = authority.substr(at + 1);
-  p.authority = std::string(authority);
-  p.path_and_query = path_start == std::string_view::npos ? "/" : std::string(rest.substr(path_start));
+  return true;
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// merge() of section 5.2.3.
+std::string merge_paths(const UrlParts& base, const std::string& ref_path) {
+  if (base.authority && base.path.empty()) return "/" + ref_path;
+  size_t slash = base.path.rfind('/');
+  if (slash == std::string::npos) return ref_path;
+  return base.path.substr(0, slash + 1) + ref_path;
+}
+
+}  // namespace
+
+UrlParts UrlParts::split(std::string_view url) {
+  UrlParts p;
+  size_t fragment = url.find('#');
+  if (fragment != std::string_view::npos) {
+    p.fragment = std::string(url.substr(fragment + 1));
+    url = url.substr(0, fragment);
+  }
+  size_t query = url.find('?');
+  if (query != std::string_view::npos) {
+    p.query = std::string(url.substr(query + 1));
+    url = url.substr(0, query);
+  }
+  size_t colon = url.find(':');
+  if (colon != std::string_view::npos && url.substr(0, colon).find('/') == std::string_view::npos &&
+      is_scheme(url.substr(0, colon))) {
+    p.scheme = std::string(url.substr(0, colon));
+    url = url.substr(colon + 1);
+  }
+  if (url.starts_with("//")) {
+    url.remove_prefix(2);
+    size_t end = url.find('/');
+    if (end == std::string_view::npos) end = url.size();
+    p.authority = std::string(url.substr(0, end));
+    url = url.substr(end);
+  }
+  p.path = std::string(url);
   return p;
 }
 
-std::string resolve_url(std::string_view base, std::string_view location) {
-  if (location.find("://") != std::string_view::npos) return std::string(location);
-  UrlParts b = split_url(base);
-  std::string origin = b.scheme + "://" + b.authority;
-  if (location.starts_with("//")) return b.scheme + ":" + std::string(location);
-  if (location.starts_with("/")) return origin + std::string(location);
-  // Relative to the directory of the base path.
-  std::string path = b.path_and_query.substr(0, b.path_and_query.find('?'));
-  path = path.substr(0, path.rfind('/') + 1);
-  return origin + path + std::string(location);
+std::string UrlParts::join() const {
+  std::string out;
+  if (scheme) out += *scheme + ":";
+  if (authority) out += "//" + *authority;
+  out += path;
+  if (query) out += "?" + *query;
+  if (fragment) out += "#" + *fragment;
+  return out;
 }
 
+std::string remove_dot_segments(std::string_view in) {
+  std::string out;
+  while (!in.empty()) {
+    if (in.starts_with("../")) {
+      in.remove_prefix(3);
+    } else if (in.starts_with("./")) {
+      in.remove_prefix(2);
+    } else if (in.starts_with("/./")) {
+      in.remove_prefix(2);
+    } else if (in == "/.") {
+      in = "/";
+    } else if (in.starts_with("/../") || in == "/..") {
+      in = in.size() == 3 ? std::string_view("/") : in.substr(3);
+      size_t slash = out.rfind('/');
+      out.erase(slash == std::string::npos ? 0 : slash);
+    } else if (in == "." || in == "..") {
+      in = {};
+    } else {
+      // Move the first segment (with its leading '/', if any) to the output.
+      size_t next = in.find('/', in.front() == '/' ? 1 : 0);
+      if (next == std::string_view::npos) next = in.size();
+      out.append(in.substr(0, next));
+      in.remove_prefix(next);
+    }
+  }
+  return out;
+}
+
+std::string resolve_url(std::string_view base_url, std::string_view ref_url) {
+  UrlParts base = UrlParts::split(base_url);
+  UrlParts ref = UrlParts::split(ref_url);
+  UrlParts t;
+  if (ref.scheme) {
+    t.scheme = ref.scheme;
+    t.authority = ref.authority;
+    t.path = remove_dot_segments(ref.path);
+    t.query = ref.query;
+  } else {
+    if (ref.authority) {
+      t.authority = ref.authority;
+      t.path = remove_dot_segments(ref.path);
+      t.query = ref.query;
+    } else {
+      if (ref.path.empty()) {
+        t.path = base.path;
+        t.query = ref.query ? ref.query : base.query;
+      } else {
+        t.path = remove_dot_segments(ref.path.front() == '/' ? ref.path : merge_paths(base, ref.path));
+        t.query = ref.query;
+      }
+      t.authority = base.authority;
+    }
+    t.scheme = base.scheme;
+  }
+  t.fragment = ref.fragment;
+  return t.join();
+}
+
+std::string percent_decode(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && hex_value(s[i + 1]) >= 0 && hex_value(s[i + 2]) >= 0) {
+      out += static_cast<char>(hex_value(s[i + 1]) * 16 + hex_value(s[i + 2]));
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+std::string_view strip_fragment(std::string_view url) { return url.substr(0, url.find('#')); }
+
+std::string_view url_fragment(std::string_view url) {
+  size_t hash = url.find('#');
+  return hash == std::string_view::npos ? std::string_view() : url.substr(hash + 1);
+}
+
+std::string url_filename(std::string_view url) {
+  UrlParts p = UrlParts::split(url);
+  size_t slash = p.path.rfind('/');
+  return percent_decode(slash == std::string::npos ? p.path : p.path.substr(slash + 1));
+}
+
+std::string host_port(std::string_view url) {
+  std::string authority = UrlParts::split(url).authority.value_or("");
+  if (auto at = authority.rfind('@'); at != std::string::npos) authority = authority.substr(at + 1);
+  return authority;
+}
+
+std::string url_scheme(std::string_view url) { return UrlParts::split(url).scheme.value_or(""); }
+
 bool same_origin(std::string_view a, std::string_view b) {
-  UrlParts pa = split_url(a), pb = split_url(b);
-  return pa.scheme == pb.scheme && pa.authority == pb.authority;
+  return url_scheme(a) == url_scheme(b) && host_port(a) == host_port(b);
 }
 
 std::string url_encode(std::string_view s, std::string_view also_keep) {
@@ -79,10 +211,12 @@ std::string redact_credentials(std::string_view text) {
 }
 
 std::string redact_url(std::string_view url) {
-  UrlParts p = split_url(url);
-  std::string path = p.path_and_query.substr(0, p.path_and_query.find('?'));
-  if (p.scheme.empty()) return path;
-  return p.scheme + "://" + p.authority + path;
+  UrlParts p = UrlParts::split(url);
+  if (!p.scheme) return p.path;
+  std::string out = *p.scheme + ":";
+  if (p.authority) out += "//" + host_port(url);
+  out += p.path.empty() && p.authority ? "/" : p.path;
+  return out;
 }
 
 }  // namespace rp::net

@@ -1,21 +1,44 @@
 #pragma once
-// The few URL operations the registry and index clients need: resolving a Location header against the
-// request URL, telling whether two URLs are on the same host (credentials never cross hosts),
-// appending query parameters, and stripping userinfo before a URL is shown to anyone.
+// The one URL module: RFC 3986 parts and reference resolution (a Location header against the
+// request URL, a link on an index page against the page or its <base href>), telling whether two
+// URLs are on the same host (credentials never cross hosts), query parameters, percent-coding,
+// and stripping userinfo before a URL is shown to anyone.
+#include <optional>
 #include <string>
 #include <string_view>
 
 namespace rp::net {
 
+// The five components of RFC 3986 (appendix B); absent components are nullopt, so "x?" (empty
+// query) and "x" (no query) stay different.
 struct UrlParts {
-  std::string scheme;     // "https"
-  std::string authority;  // "host:port" (userinfo removed)
-  std::string path_and_query;
+  std::optional<std::string> scheme;
+  std::optional<std::string> authority;
+  std::string path;
+  std::optional<std::string> query;
+  std::optional<std::string> fragment;
+
+  static UrlParts split(std::string_view url);
+  std::string join() const;
 };
 
-UrlParts split_url(std::string_view url);
-// `location` may be absolute, host-relative ("/v2/...") or path-relative.
-std::string resolve_url(std::string_view base, std::string_view location);
+// RFC 3986 section 5.2: the target URL of reference `ref` found in a document at `base`.
+std::string resolve_url(std::string_view base, std::string_view ref);
+// RFC 3986 section 5.2.4.
+std::string remove_dot_segments(std::string_view path);
+
+// "%2B" -> "+". Malformed escapes are kept as they are.
+std::string percent_decode(std::string_view s);
+// The URL without its "#fragment"; and the fragment alone (empty when none).
+std::string_view strip_fragment(std::string_view url);
+std::string_view url_fragment(std::string_view url);
+// The last path segment, percent-decoded ("https://h/a/torch-2.1%2Brocm.whl?x" -> "torch-2.1+rocm.whl").
+std::string url_filename(std::string_view url);
+
+// The authority of `url` without userinfo ("host:port"); "" when the URL has none.
+std::string host_port(std::string_view url);
+// The scheme of `url` ("https"); "" when it has none.
+std::string url_scheme(std::string_view url);
 bool same_origin(std::string_view a, std::string_view b);
 // Appends key=value (value percent-encoded), with '?' or '&' as the URL needs.
 std::string add_query(std::string_view url, std::string_view key, std::string_view value);

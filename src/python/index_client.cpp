@@ -8,7 +8,7 @@
 #include "net/url.hpp"
 #include "net/http_retry.hpp"
 #include "python/text.hpp"
-#include "python/url.hpp"
+#include "net/url.hpp"
 #include "python/wheel_filename.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
@@ -168,7 +168,7 @@ void FindLinks::load() {
     files_ = parse_project_html(response.body, net::redact_credentials(response.url.empty() ? location_ : response.url)).files;
     return;
   }
-  fs::path dir = location_.starts_with("file://") ? fs::path(percent_decode(location_.substr(7))) : fs::path(location_);
+  fs::path dir = location_.starts_with("file://") ? fs::path(net::percent_decode(location_.substr(7))) : fs::path(location_);
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
     throw InputError("find-links location " + location_ + " is not a directory or an http(s) URL",

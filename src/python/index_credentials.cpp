@@ -7,7 +7,7 @@
 #include "net/url.hpp"
 #include "python/index_client.hpp"
 #include "python/text.hpp"
-#include "python/url.hpp"
+#include "net/url.hpp"
 #include "util/base64.hpp"
 #include "util/error.hpp"
 
@@ -40,7 +40,7 @@ std::vector<std::string> netrc_tokens(std::string_view text) {
 
 // The "user:password@" part of the URL's authority, or nullopt.
 std::optional<std::string> userinfo(std::string_view url) {
-  auto parts = UrlParts::split(url);
+  auto parts = net::UrlParts::split(url);
   if (!parts.authority) return std::nullopt;
   size_t at = parts.authority->rfind('@');
   if (at == std::string::npos) return std::nullopt;
@@ -97,8 +97,8 @@ std::optional<BasicCredential> resolve_index_credential(const IndexSource& index
   if (auto info = userinfo(index.url)) {
     size_t colon = info->find(':');
     BasicCredential c;
-    c.username = percent_decode(info->substr(0, colon));
-    if (colon != std::string::npos) c.password = percent_decode(info->substr(colon + 1));
+    c.username = net::percent_decode(info->substr(0, colon));
+    if (colon != std::string::npos) c.password = net::percent_decode(info->substr(colon + 1));
     c.source = "the index URL";
     return c;
   }
@@ -127,7 +127,7 @@ std::string basic_authorization(const BasicCredential& credential) {
 }
 
 std::string url_host(std::string_view url) {
-  auto parts = UrlParts::split(url);
+  auto parts = net::UrlParts::split(url);
   if (!parts.authority) return {};
   std::string a = *parts.authority;
   if (size_t at = a.rfind('@'); at != std::string::npos) a = a.substr(at + 1);

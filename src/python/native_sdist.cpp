@@ -1,13 +1,13 @@
 #include "python/native_sdist.hpp"
 
 #include "python/text.hpp"
-#include "python/url.hpp"
+#include "net/url.hpp"
 #include "util/error.hpp"
 
 namespace rp::python {
 
 std::optional<Version> sdist_version(const std::string& filename, const std::string& normalized_name) {
-  std::string name = percent_decode(filename);
+  std::string name = net::percent_decode(filename);
   const std::string suffix = ".tar.gz";
   if (name.size() <= suffix.size() || !name.ends_with(suffix)) return std::nullopt;
   std::string stem = name.substr(0, name.size() - suffix.size());

@@ -10,7 +10,7 @@
 #include "python/core_metadata.hpp"
 #include "net/http_retry.hpp"
 #include "python/text.hpp"
-#include "python/url.hpp"
+#include "net/url.hpp"
 #include "python/wheel_archive.hpp"
 #include "store/content_store.hpp"
 #include "util/digest.hpp"
@@ -39,7 +39,7 @@ bool is_http(std::string_view url) { return url.starts_with("http://") || url.st
 bool is_file_url(std::string_view url) { return url.starts_with("file://"); }
 
 fs::path local_path(std::string_view url) {
-  return is_file_url(url) ? fs::path(percent_decode(url.substr(7))) : fs::path(std::string(url));
+  return is_file_url(url) ? fs::path(net::percent_decode(url.substr(7))) : fs::path(std::string(url));
 }
 
 std::string file_sha256(const fs::path& path) {
@@ -282,12 +282,12 @@ Version PackageFinder::url_version(const std::string& name, const std::string& u
     std::lock_guard lock(mu_);
     if (auto it = direct_.find(url); it != direct_.end()) return it->second->wheel.version;
   }
-  std::string_view fragment = url_fragment(url);
-  std::string bare(strip_fragment(url));
+  std::string_view fragment = net::url_fragment(url);
+  std::string bare(net::strip_fragment(url));
   DistFile f;
   if (is_http(bare) || is_file_url(bare)) {
     f.url = bare;
-    f.filename = url_filename(bare);
+    f.filename = net::url_filename(bare);
   } else {  // a local path
     f.url = "file://" + fs::absolute(bare).lexically_normal().string();
     f.filename = fs::path(bare).filename().string();

@@ -8,7 +8,7 @@
 
 #include "python/requirements_lines.hpp"
 #include "python/text.hpp"
-#include "python/url.hpp"
+#include "net/url.hpp"
 #include "python/wheel_filename.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
@@ -103,7 +103,7 @@ WheelFilename wheel_of_url(const std::string& where, const std::string& url) {
   if (scheme != "http" && scheme != "https" && scheme != "file")
     fail(where, "'" + printable(url) + "' is not a wheel URL (only http, https and file URLs of .whl files work)",
          kNoSourceBuilds);
-  std::string name = url_filename(strip_fragment(url));
+  std::string name = net::url_filename(net::strip_fragment(url));
   auto wheel = WheelFilename::try_parse(name);
   if (!wheel) fail(where, "'" + printable(name) + "' is not a wheel file name", kNoSourceBuilds);
   return *wheel;

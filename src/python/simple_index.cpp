@@ -3,7 +3,7 @@
 
 #include "python/html_scan.hpp"
 #include "python/text.hpp"
-#include "python/url.hpp"
+#include "net/url.hpp"
 #include "util/error.hpp"
 
 namespace rp::python {
@@ -39,7 +39,7 @@ PageLinks collect_links(std::string_view html, std::string_view page_url) {
     if (tok.name == "base" && !have_base) {
       // Only the first <base href> counts, and it applies to every link on the page.
       if (auto href = tok.get("href")) {
-        page.base = resolve_url(page_url, trim(*href));
+        page.base = net::resolve_url(page_url, trim(*href));
         have_base = true;
       }
     } else if (tok.name == "meta" && iequals(tok.get("name").value_or(""), "pypi:repository-version")) {
@@ -57,13 +57,13 @@ PageLinks collect_links(std::string_view html, std::string_view page_url) {
 
 DistFile to_dist_file(const Anchor& a, const std::string& base) {
   DistFile f;
-  std::string resolved = resolve_url(base, trim(*a.tag.get("href")));
-  std::string_view fragment = url_fragment(resolved);
-  f.url = std::string(strip_fragment(resolved));
+  std::string resolved = net::resolve_url(base, trim(*a.tag.get("href")));
+  std::string_view fragment = net::url_fragment(resolved);
+  f.url = std::string(net::strip_fragment(resolved));
   if (fragment.starts_with("sha256=")) f.sha256 = normalize_sha256_hex(fragment.substr(7));
   // The file name comes from the URL (as uv does), not the link text: the text is only supposed to
   // match it, and the URL is what gets downloaded. Links to directories have none and are skipped.
-  f.filename = url_filename(f.url);
+  f.filename = net::url_filename(f.url);
 
   if (auto rp = a.tag.get("data-requires-python"); rp && !trim(*rp).empty()) {
     f.requires_python = std::string(trim(*rp));
@@ -129,7 +129,7 @@ std::vector<ProjectLink> parse_root_index_html(std::string_view html, std::strin
   for (const auto& a : links.anchors) {
     std::string name(trim(a.text));
     if (name.empty()) continue;
-    out.push_back({std::move(name), std::string(resolve_url(links.base, trim(*a.tag.get("href"))))});
+    out.push_back({std::move(name), std::string(net::resolve_url(links.base, trim(*a.tag.get("href"))))});
   }
   return out;
 }

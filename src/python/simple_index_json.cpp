@@ -3,7 +3,7 @@
 
 #include "python/simple_index.hpp"
 #include "python/text.hpp"
-#include "python/url.hpp"
+#include "net/url.hpp"
 #include "util/error.hpp"
 
 namespace rp::python {
@@ -54,8 +54,8 @@ class JsonPage {
     if (!f.is_object()) fail(where, "not an object");
     DistFile d;
     d.filename = string_field(f, "filename", where);
-    std::string resolved = resolve_url(url_, trim(string_field(f, "url", where)));
-    d.url = std::string(strip_fragment(resolved));
+    std::string resolved = net::resolve_url(url_, trim(string_field(f, "url", where)));
+    d.url = std::string(net::strip_fragment(resolved));
     if (auto h = f.find("hashes"); h != f.end()) {
       if (!h->is_object()) fail(where + ".hashes", "not an object");
       if (auto s = h->find("sha256"); s != h->end() && s->is_string()) d.sha256 = normalize_sha256_hex(s->get<std::string>());
@@ -126,7 +126,7 @@ std::vector<ProjectLink> parse_root_index_json(std::string_view text, std::strin
     std::string name = page.string_field(projects[i], "name", where);
     if (!is_valid_project_name(name)) continue;  // never build a URL from a name like "../x"
     // PEP 691 root pages carry names only; the project URL is <root>/<normalized>/.
-    out.push_back({name, resolve_url(page_url, normalize_name(name) + "/")});
+    out.push_back({name, net::resolve_url(page_url, normalize_name(name) + "/")});
   }
   return out;
 }

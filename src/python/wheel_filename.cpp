@@ -2,7 +2,7 @@
 #include "python/wheel_filename.hpp"
 
 #include "python/text.hpp"
-#include "python/url.hpp"
+#include "net/url.hpp"
 #include "util/error.hpp"
 
 namespace rp::python {
@@ -37,7 +37,7 @@ std::strong_ordering BuildTag::operator<=>(const BuildTag& other) const {
 }
 
 std::optional<WheelFilename> WheelFilename::try_parse(std::string_view filename) {
-  std::string decoded = percent_decode(filename);
+  std::string decoded = net::percent_decode(filename);
   std::string_view s = decoded;
   if (s.size() > 4096 || !s.ends_with(".whl")) return std::nullopt;
   s.remove_suffix(4);

@@ -9,7 +9,7 @@
 #include "python/pep508.hpp"
 #include "python/requirements_file.hpp"
 #include "python/text.hpp"
-#include "python/url.hpp"
+#include "net/url.hpp"
 #include "python/wheel_filename.hpp"
 #include "util/strings.hpp"
 
@@ -166,7 +166,7 @@ std::optional<std::string> SectionReader::url(const YAML::Node& node, const std:
                                               const std::vector<std::string>& schemes) {
   auto t = in_.text(node, key);
   if (!t) return std::nullopt;
-  auto parts = python::UrlParts::split(*t);
+  auto parts = net::UrlParts::split(*t);
   std::string scheme = ascii_lower(parts.scheme.value_or(""));
   if (std::find(schemes.begin(), schemes.end(), scheme) == schemes.end() || !parts.authority) {
     std::string allowed;
@@ -324,7 +324,7 @@ void SectionReader::wheel(const YAML::Node& node) {
   } else if (auto n = node["url"]) {
     if (auto u = url(n, "url", {"http", "https", "file"})) {
       w.url = *u;
-      check_wheel_name(n, python::url_filename(python::strip_fragment(w.url)));
+      check_wheel_name(n, net::url_filename(net::strip_fragment(w.url)));
     }
   } else if (auto n2 = node["path"]) {
     if ((w.path = host_file(n2, "path", false))) check_wheel_name(n2, w.path->filename().string());
@@ -349,7 +349,7 @@ void SectionReader::package(const YAML::Node& node, const std::string& text) {
     return;
   }
   if (!req.url.empty()) {
-    auto parts = python::UrlParts::split(req.url);
+    auto parts = net::UrlParts::split(req.url);
     std::string scheme = ascii_lower(parts.scheme.value_or(""));
     if (scheme != "http" && scheme != "https" && scheme != "file") {
       in_.error(node, "'" + req.url + "' is not a wheel URL (http, https or file)",
@@ -360,7 +360,7 @@ void SectionReader::package(const YAML::Node& node, const std::string& text) {
       in_.error(node, "the URL of '" + req.name + "' has credentials in it", kNoCredentialsHint);
       return;
     }
-    check_wheel_name(node, python::url_filename(python::strip_fragment(req.url)));
+    check_wheel_name(node, net::url_filename(net::strip_fragment(req.url)));
   }
   s_.packages.emplace_back(text, in_.at(node));
 }

@@ -167,15 +167,15 @@ bool Authenticator::on_unauthorized(const net::HttpResponse& response, Scopes& s
 Authenticator::Token Authenticator::fetch_token(const Scopes& scopes) {
   const Challenge& ch = *bearer_;
   std::string realm = ch.param("realm");
-  net::UrlParts realm_parts = net::split_url(realm);
-  if (realm_parts.scheme != "https" && !(realm_parts.scheme == "http" && allow_insecure_(realm_parts.authority)))
+  const std::string realm_scheme = net::url_scheme(realm), realm_host = net::host_port(realm);
+  if (realm_scheme != "https" && !(realm_scheme == "http" && allow_insecure_(realm_host)))
     throw rp::Error("the registry " + registry_ + " sends clients for tokens to " + net::redact_url(realm) +
                         ", which is not an https URL",
-                    "use --insecure-registry " + realm_parts.authority + " if that server is trusted");
+                    "use --insecure-registry " + realm_host + " if that server is trusted");
 
   const auto& cred = credential();
   net::HttpRequest req;
-  req.verify_tls = !allow_insecure_(realm_parts.authority) || realm_parts.scheme != "https";
+  req.verify_tls = !allow_insecure_(realm_host) || realm_scheme != "https";
   req.max_body = 1u << 20;  // a token response is small; more is an error (containers/image: 1 MiB)
   if (cred && !cred->identity_token.empty()) {
     // OAuth2 refresh-token grant, as docker does with an identity token.

@@ -101,7 +101,7 @@ TEST_CASE("apt/resolver: virtual packages and versioned Provides") {
   CHECK(names(run({"mail-transport-agent"}, avail)) == std::vector<std::string>{"exim4=4"});
 }
 
-TEST_CASE("apt/resolver: a conflict makes the next alternative win; Breaks too") {
+TEST_CASE("apt/resolver: a conflict makes the next alternative win -- Breaks too") {
   auto avail = index_of(
       "Package: app\nVersion: 1\nDepends: a | b, c\n\n"
       "Package: a\nVersion: 1\nConflicts: c\n\n"

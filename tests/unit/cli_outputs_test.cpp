@@ -107,7 +107,7 @@ TEST_CASE("oci-archive: written as a tar of a layout, read back with its exact m
   CHECK(other.contains(img.layers[0].blob.digest));
 }
 
-TEST_CASE("oci layout: a moved tag leaves no unreferenced blobs; gc removes strays; a damaged layout keeps all") {
+TEST_CASE("oci layout: a moved tag leaves no unreferenced blobs -- gc removes strays -- a damaged layout keeps all") {
   TempDir dir;
   ContentStore store(dir.path / "store");
   fs::path layout = dir.path / "layout";
@@ -142,7 +142,7 @@ TEST_CASE("image locations: oci-archive and is_local") {
   CHECK_FALSE(ImageLocation::is_local("localhost:5000/a"));
 }
 
-TEST_CASE("login env: the image PATH comes first in login shells; nothing when nothing is lost") {
+TEST_CASE("login env: the image PATH comes first in login shells -- nothing when nothing is lost") {
   CHECK_FALSE(login_env_script(nlohmann::json::array({"PATH=/usr/local/bin:/usr/bin:/bin"})));
   CHECK_FALSE(login_env_script(nlohmann::json::array({"FOO=1"})));
   auto script = login_env_script(nlohmann::json::array(

@@ -392,7 +392,7 @@ TEST_CASE("defect 4: a docker-archive layer.tar that is a symlink to an earlier 
   CHECK_NOTHROW(verify_base_layers(img, store, "old.tar"));
 }
 
-TEST_CASE("defect 5: base layers are checked against their size, digest and diff_id; traversal members refused") {
+TEST_CASE("defect 5: base layers are checked against their size, digest and diff_id -- traversal members refused") {
   TempDir dir;
   ContentStore store(dir.path / "store");
   std::string plain = make_tar({{"etc/ok", "fine", ""}});

@@ -25,7 +25,7 @@ TEST_CASE("dpkg status: installed packages only, Source without its version") {
   CHECK(parse_dpkg_status("garbage\n\n:::\n").empty());
 }
 
-TEST_CASE("python METADATA: name, version, one-line license; the body is ignored") {
+TEST_CASE("python METADATA: name, version, one-line license -- the body is ignored") {
   auto p = parse_python_metadata("Metadata-Version: 2.1\nName: Demo-Pkg\nVersion: 1.2\nLicense: MIT\n\nLicense: not a header\n");
   CHECK(p.kind == "python");
   CHECK(p.name == "Demo-Pkg");
@@ -45,7 +45,7 @@ TEST_CASE("rocm labels become rocm packages") {
   CHECK(rocm_packages_from_labels({{"other", "x"}}).empty());
 }
 
-TEST_CASE("diff: exactly the changed packages; layers compared by diff_id") {
+TEST_CASE("diff: exactly the changed packages -- layers compared by diff_id") {
   Inventory a, b;
   a.config = {{"Env", {"A=1"}}, {"Labels", {{"k", "1"}}}};
   b.config = {{"Env", {"A=1"}}, {"Labels", {{"k", "2"}}}};

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <string>
 
-#include "python/url.hpp"
+#include "net/url.hpp"
 #include "python/wheel_filename.hpp"
 #include "util/error.hpp"
 
@@ -149,7 +149,7 @@ TEST_CASE("python/wheel: priorities and choosing a wheel") {
 }
 
 TEST_CASE("python/url: RFC 3986 reference resolution examples") {
-  using rp::python::resolve_url;
+  using rp::net::resolve_url;
   const char* base = "http://a/b/c/d;p?q";
   // Section 5.4.1 (normal) and 5.4.2 (abnormal).
   std::vector<std::pair<const char*, const char*>> cases = {
@@ -167,22 +167,22 @@ TEST_CASE("python/url: RFC 3986 reference resolution examples") {
   };
   for (const auto& [ref, expected] : cases) {
     CAPTURE(ref);
-    CHECK(resolve_url(base, ref) == expected);
+    CHECK(rp::net::resolve_url(base, ref) == expected);
   }
-  CHECK(resolve_url("https://download.pytorch.org/whl/nightly/torch/",
+  CHECK(rp::net::resolve_url("https://download.pytorch.org/whl/nightly/torch/",
                     "../../../whl/nightly/torch-2.10.0a0%2Brocm7.0-cp311-cp311-linux_x86_64.whl#sha256=ab") ==
         "https://download.pytorch.org/whl/nightly/torch-2.10.0a0%2Brocm7.0-cp311-cp311-linux_x86_64.whl#sha256=ab");
-  CHECK(resolve_url("https://h", "x.whl") == "https://h/x.whl");
+  CHECK(rp::net::resolve_url("https://h", "x.whl") == "https://h/x.whl");
 }
 
 TEST_CASE("python/url: helpers") {
   using namespace rp::python;
-  CHECK(percent_decode("a%2Bb%2bc%zz%4") == "a+b+c%zz%4");
-  CHECK(strip_fragment("https://h/x.whl#sha256=00") == "https://h/x.whl");
-  CHECK(url_fragment("https://h/x.whl#sha256=00") == "sha256=00");
-  CHECK(url_fragment("https://h/x.whl").empty());
-  CHECK(url_filename("https://h/a/torch-2.1%2Brocm-cp311-cp311-linux_x86_64.whl?x=1#f") ==
+  CHECK(rp::net::percent_decode("a%2Bb%2bc%zz%4") == "a+b+c%zz%4");
+  CHECK(rp::net::strip_fragment("https://h/x.whl#sha256=00") == "https://h/x.whl");
+  CHECK(rp::net::url_fragment("https://h/x.whl#sha256=00") == "sha256=00");
+  CHECK(rp::net::url_fragment("https://h/x.whl").empty());
+  CHECK(rp::net::url_filename("https://h/a/torch-2.1%2Brocm-cp311-cp311-linux_x86_64.whl?x=1#f") ==
         "torch-2.1+rocm-cp311-cp311-linux_x86_64.whl");
-  CHECK(UrlParts::split("http://a/b?").query == std::string());
-  CHECK_FALSE(UrlParts::split("http://a/b").query);
+  CHECK(rp::net::UrlParts::split("http://a/b?").query == std::string());
+  CHECK_FALSE(rp::net::UrlParts::split("http://a/b").query);
 }

@@ -68,7 +68,7 @@ TEST_CASE("rootfs view: symlink chains, relative and absolute targets, loops") {
   CHECK(view.realpath("/") == "/");
 }
 
-TEST_CASE("rootfs view: hardlinks share their target's node; keep decides which contents stay") {
+TEST_CASE("rootfs view: hardlinks share their target's node -- keep decides which contents stay") {
   TempDir dir;
   ContentStore store(dir.path / "store");
   auto layer = store_layer(store, {dir_entry("a"), file_entry("a/kept", "kept bytes", 0755),
@@ -87,7 +87,7 @@ TEST_CASE("rootfs view: hardlinks share their target's node; keep decides which 
   CHECK_FALSE(view.read("/a"));          // a directory
 }
 
-TEST_CASE("rootfs view: a file replacing a directory drops its subtree; entries read on demand") {
+TEST_CASE("rootfs view: a file replacing a directory drops its subtree -- entries read on demand") {
   TempDir dir;
   ContentStore store(dir.path / "store");
   auto layer = store_layer(store, {dir_entry("d"), file_entry("d/x", "x"), file_entry("deep/er/f", "f")});

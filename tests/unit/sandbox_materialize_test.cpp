@@ -27,7 +27,7 @@ Entry make(const std::string& path, EntryType type, const std::string& content =
 }
 }  // namespace
 
-TEST_CASE("materialize: layers stack; whiteouts and opaque dirs remove lower paths; links and modes kept") {
+TEST_CASE("materialize: layers stack -- whiteouts and opaque dirs remove lower paths -- links and modes kept") {
   TempDir dir;
   fs::path root = dir.path / "root";
   fs::create_directories(root);

@@ -47,7 +47,7 @@ SandboxResult run(const fs::path& root, const std::string& script, std::vector<s
 }
 }  // namespace
 
-TEST_CASE("sandbox: the command's writes become the diff; it sees its own /proc, /dev and hostname") {
+TEST_CASE("sandbox: the command's writes become the diff -- it sees its own /proc, /dev and hostname") {
   TempDir dir;
   fs::path root = dir.path / "root";
   if (!make_busybox_root(root)) {
@@ -72,7 +72,7 @@ TEST_CASE("sandbox: the command's writes become the diff; it sees its own /proc,
   CHECK(paths == std::vector<std::string>{"etc", "etc/.wh.old", "etc/new"});
 }
 
-TEST_CASE("sandbox: a timeout kills the whole pid namespace; no network unless asked for") {
+TEST_CASE("sandbox: a timeout kills the whole pid namespace -- no network unless asked for") {
   TempDir dir;
   fs::path root = dir.path / "root";
   if (!make_busybox_root(root)) {

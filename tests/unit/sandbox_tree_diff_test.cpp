@@ -19,7 +19,7 @@ const Entry* find(const std::vector<Entry>& entries, const std::string& path) {
 }
 }  // namespace
 
-TEST_CASE("tree diff: created, changed and deleted files; whiteouts; untouched files stay out") {
+TEST_CASE("tree diff: created, changed and deleted files -- whiteouts -- untouched files stay out") {
   TempDir dir;
   dir.write("etc/keep", "same");
   dir.write("etc/change", "old");
@@ -48,7 +48,7 @@ TEST_CASE("tree diff: created, changed and deleted files; whiteouts; untouched f
   CHECK_FALSE(find(entries, "var"));
 }
 
-TEST_CASE("tree diff: a directory removed and made again is opaque; parents keep their modes") {
+TEST_CASE("tree diff: a directory removed and made again is opaque -- parents keep their modes") {
   TempDir dir;
   dir.write("srv/data/old1", "1");
   dir.write("srv/data/old2", "2");
@@ -68,7 +68,7 @@ TEST_CASE("tree diff: a directory removed and made again is opaque; parents keep
   CHECK(find(entries, "scratch")->mode == 01777);
 }
 
-TEST_CASE("tree diff: litter and new __pycache__ are dropped unless asked for; hard links; symlinks") {
+TEST_CASE("tree diff: litter and new __pycache__ are dropped unless asked for -- hard links -- symlinks") {
   TempDir dir;
   fs::create_directories(dir.path / "tmp");
   fs::create_directories(dir.path / "var/cache/apt");

@@ -136,7 +136,7 @@ TEST_CASE("tar: hardlinks point to an earlier regular file") {
   CHECK_THROWS_AS(finalize_entries(bad), InputError);
 }
 
-TEST_CASE("tar: same entries give the same bytes; another mtime gives others") {
+TEST_CASE("tar: same entries give the same bytes -- another mtime gives others") {
   auto entries = [] { return std::vector<Entry>{file("b", "2"), file("a", "1"), link_entry("c", "a")}; };
   CHECK(tar_of(entries(), 0) == tar_of(entries(), 0));
   CHECK(sha256_digest(tar_of(entries(), 0)) != sha256_digest(tar_of(entries(), 1)));
