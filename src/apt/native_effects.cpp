@@ -1,6 +1,7 @@
 #include "apt/native_effects.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 #include <set>
 
@@ -364,8 +365,9 @@ std::vector<AlternativeCall> alternative_calls(const std::string& script) {
       bool literal = true;
       for (const auto& w : {call.link, call.name, call.path, prio})
         if (w.find('$') != std::string::npos || w.find('`') != std::string::npos) literal = false;
-      if (!literal || prio.empty() || prio.find_first_not_of("0123456789-") != std::string::npos) break;
-      call.priority = std::stoi(prio);
+      // A priority is an int: "--", "1-2" or one past INT_MAX is no literal call (std::stoi threw).
+      auto [prio_end, prio_error] = std::from_chars(prio.data(), prio.data() + prio.size(), call.priority);
+      if (!literal || prio_error != std::errc() || prio_end != prio.data() + prio.size()) break;
       size_t j = k + 5;
       while (j + 3 < words.size() && words[j] == "--slave") {
         AlternativeCall::Slave s{words[j + 1], words[j + 2], words[j + 3]};

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "net/url.hpp"
 #include "util/deb822.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
@@ -39,18 +40,20 @@ std::vector<std::string> comma_list(std::string_view v) {
 }
 
 void check_entry(const SourceEntry& e) {
+  // A URL may carry user:password@ (apt allows it); messages show it without.
+  const std::string url = net::redact_credentials(e.url);
   if (e.url.find("://") == std::string::npos)
-    throw Error(e.origin + ": '" + e.url + "' is not a URL apt can fetch from",
+    throw Error(e.origin + ": '" + url + "' is not a URL apt can fetch from",
                 "only http:// and https:// sources are supported");
   if (e.url.rfind("http://", 0) != 0 && e.url.rfind("https://", 0) != 0)
-    throw Error(e.origin + ": the source " + e.url + " uses a transport rockpack does not fetch from",
+    throw Error(e.origin + ": the source " + url + " uses a transport rockpack does not fetch from",
                 "only http:// and https:// sources are supported");
-  if (e.suite.empty()) throw Error(e.origin + ": the source " + e.url + " names no suite");
+  if (e.suite.empty()) throw Error(e.origin + ": the source " + url + " names no suite");
   if (e.flat() && !e.components.empty())
-    throw Error(e.origin + ": the flat source " + e.url + " " + e.suite + " must not list components",
+    throw Error(e.origin + ": the flat source " + url + " " + e.suite + " must not list components",
                 "a suite ending in '/' names a flat repository, which has no components");
   if (!e.flat() && e.components.empty())
-    throw Error(e.origin + ": the source " + e.url + " " + e.suite + " lists no components",
+    throw Error(e.origin + ": the source " + url + " " + e.suite + " lists no components",
                 "add components such as 'main', or end the suite with '/' for a flat repository");
 }
 
@@ -75,14 +78,8 @@ std::string SourceEntry::release_directory() const {
 }
 
 std::string SourceEntry::describe() const {
-  std::string shown = url;
   // A URL may carry user:password@ (apt allows it); it never reaches a message.
-  size_t scheme = shown.find("://");
-  size_t at = shown.find('@', scheme == std::string::npos ? 0 : scheme + 3);
-  size_t slash = shown.find('/', scheme == std::string::npos ? 0 : scheme + 3);
-  if (scheme != std::string::npos && at != std::string::npos && (slash == std::string::npos || at < slash))
-    shown = shown.substr(0, scheme + 3) + shown.substr(at + 1);
-  std::string out = shown + " " + suite;
+  std::string out = net::redact_credentials(url) + " " + suite;
   if (!components.empty()) out += (suite.back() == '/' ? "" : "/") + join(components, " ");
   return out;
 }

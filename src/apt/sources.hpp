@@ -36,7 +36,7 @@ struct SourceEntry {
   // The URL of the directory that holds InRelease / Release: "<url>/dists/<suite>" or, flat,
   // "<url>/<suite>" without its trailing '/'.
   std::string release_directory() const;
-  // "http://host/debian bookworm/main contrib" (no credentials: url_without_credentials is applied).
+  // "http://host/debian bookworm/main contrib" (no credentials: net::redact_credentials is applied).
   std::string describe() const;
 };
 
