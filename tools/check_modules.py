@@ -30,11 +30,11 @@ DEPENDS = {
     # therock downloads through fetch/. They must never reach registry/, output/ or plan/.
     "python": ["util", "entries", "net", "store", "image", "assemble"],
     "therock": ["util", "entries", "python", "fetch", "store", "assemble"],
-    "apt": ["util", "entries"],
+    "apt": ["util", "entries", "net"],
     # Runs commands on a root file system in namespaces and turns what they changed into entries.
     "sandbox": ["util", "entries"],
     # The recipe checks python requirement strings, GPU targets and base references as it loads.
-    "recipe": ["util", "image", "python", "therock", "registry", "apt"],
+    "recipe": ["util", "net", "image", "python", "therock", "registry", "apt"],
     "plan": ["util", "entries", "net", "store", "image", "assemble", "fetch", "recipe", "python", "therock", "apt"],
     # What images hold (packages, files) and how two differ; reads any image, never builds one.
     "inventory": ["util", "entries", "store", "image", "output", "registry"],
