@@ -25,10 +25,11 @@ DEPENDS = {
     "fetch": ["util", "net", "store"],
     "output": ["util", "entries", "net", "image", "store", "assemble"],
     "registry": ["util", "net", "image", "store", "output"],
-    # Ecosystem modules. Known debt (issue 10): python still reads layers through image/ and store/
-    # (RootfsView, stored wheels) and writes entries through assemble/ (tar member contents);
-    # therock downloads through fetch/. They must never reach registry/, output/ or plan/.
-    "python": ["util", "entries", "net", "store", "image", "assemble"],
+    # Ecosystem modules: they read the image through entries/FileTree. Known debt (issue 10): python
+    # still keeps blobs in store/ (a standalone archive, a wheel fetched whole for its metadata) and
+    # streams archive members through assemble/; therock downloads through fetch/. They must never
+    # reach image/, registry/, output/ or plan/.
+    "python": ["util", "entries", "net", "store", "assemble"],
     "therock": ["util", "entries", "python", "fetch", "store", "assemble"],
     "apt": ["util", "entries", "net"],
     # Runs commands on a root file system in namespaces and turns what they changed into entries.

@@ -4,6 +4,7 @@
 // never learn whether the answer came from a base image's layer blobs, planned entries or a test's
 // in-memory tree. The plan stage's RootfsView implements it over layers and entries.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,6 +39,9 @@ class FileTree {
   // A regular file's bytes (symlinks followed); nullopt when it is absent, not a file, larger than
   // `max`, or its content is not available to this view.
   virtual std::optional<std::string> read(std::string_view path, size_t max = kDefaultMaxRead) const = 0;
+  // Every path (relative, no leading '/', symlinks not followed) for which `match` is true, sorted.
+  // The default walks list(); a view that holds an index of its paths answers faster.
+  virtual std::vector<std::string> find(const std::function<bool(std::string_view path)>& match) const;
 };
 
 }  // namespace rp

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "image/platform.hpp"
+#include "util/platform.hpp"
 
 namespace rp {
 

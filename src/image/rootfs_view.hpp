@@ -51,7 +51,7 @@ class RootfsView : public FileTree {
   // `max`, or its content was not kept.
   std::optional<std::string> read(std::string_view path, size_t max = kDefaultMaxRead) const override;
   // Every path (relative, no leading '/') for which `match` is true, sorted.
-  std::vector<std::string> find(const std::function<bool(std::string_view path)>& match) const;
+  std::vector<std::string> find(const std::function<bool(std::string_view path)>& match) const override;
 
  private:
   struct Stored {

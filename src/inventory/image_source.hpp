@@ -4,7 +4,7 @@
 #include <string>
 
 #include "image/image.hpp"
-#include "image/platform.hpp"
+#include "util/platform.hpp"
 #include "registry/options.hpp"
 #include "store/content_store.hpp"
 

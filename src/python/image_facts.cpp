@@ -108,7 +108,7 @@ std::optional<std::string> glibc_version_from_library(std::string_view bytes) {
   return std::nullopt;
 }
 
-std::optional<LibcInfo> find_libc(const RootfsView& fs, std::string_view machine, bool musl_first) {
+std::optional<LibcInfo> find_libc(const FileTree& fs, std::string_view machine, bool musl_first) {
   std::string triplet = multiarch_triplet(machine);
   std::vector<std::string> dirs = {"/lib/" + triplet, "/usr/lib/" + triplet, "/lib64", "/usr/lib64", "/lib", "/usr/lib"};
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "image/rootfs_view.hpp"
+#include "entries/file_tree.hpp"
 
 namespace rp::python {
 
@@ -22,7 +22,7 @@ std::string multiarch_triplet(std::string_view machine);
 // Looks for glibc's libc.so.6 (or an old libc-2.NN.so / ld-2.NN.so) and musl's ld-musl-<arch>.so.1
 // in /lib/<triplet>, /usr/lib/<triplet>, /lib64, /usr/lib64, /lib and /usr/lib. `musl_first` when the
 // interpreter was built for musl. nullopt when there is no C library at all.
-std::optional<LibcInfo> find_libc(const RootfsView& fs, std::string_view machine, bool musl_first);
+std::optional<LibcInfo> find_libc(const FileTree& fs, std::string_view machine, bool musl_first);
 
 // glibc's version from the bytes of libc.so.6: its banner "GNU C Library ... version 2.36", else the
 // highest GLIBC_2.NN symbol version it defines.

@@ -37,7 +37,7 @@ bool distribution_file_of_interest(std::string_view path) {
   return file == "METADATA" || file == "INSTALLER";
 }
 
-std::vector<InstalledDistribution> find_installed_distributions(const RootfsView& fs) {
+std::vector<InstalledDistribution> find_installed_distributions(const FileTree& fs) {
   std::vector<std::string> metadata_files = fs.find([](std::string_view path) {
     return base_name(path) == "METADATA" && distribution_file_of_interest(path);
   });

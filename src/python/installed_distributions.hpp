@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "image/rootfs_view.hpp"
+#include "entries/file_tree.hpp"
 
 namespace rp::python {
 
@@ -23,6 +23,6 @@ bool distribution_file_of_interest(std::string_view path);
 
 // Sorted by location, then normalized name. A METADATA that cannot be parsed is skipped with its
 // directory name as the name and an empty version, rather than failing the whole listing.
-std::vector<InstalledDistribution> find_installed_distributions(const RootfsView& fs);
+std::vector<InstalledDistribution> find_installed_distributions(const FileTree& fs);
 
 }  // namespace rp::python

@@ -31,14 +31,14 @@ std::string join(const std::string& dir, const std::string& name) {
   return dir == "/" ? "/" + name : dir + "/" + name;
 }
 
-bool is_dir(const RootfsView& fs, const std::string& path) {
+bool is_dir(const FileTree& fs, const std::string& path) {
   auto real = fs.realpath(path);
   if (!real) return false;
   auto node = fs.lstat(*real);
   return node && node->type == EntryType::kDirectory;
 }
 
-bool is_file(const RootfsView& fs, const std::string& path) {
+bool is_file(const FileTree& fs, const std::string& path) {
   auto real = fs.realpath(path);
   if (!real) return false;
   auto node = fs.lstat(*real);
@@ -73,7 +73,7 @@ std::string stdlib_name(const MajorMinor& mm) {
   return "python" + std::to_string(mm.major) + "." + std::to_string(mm.minor) + (mm.free_threaded ? "t" : "");
 }
 
-[[noreturn]] void throw_not_an_interpreter(const RootfsView& fs, const std::string& path, const std::string& why) {
+[[noreturn]] void throw_not_an_interpreter(const FileTree& fs, const std::string& path, const std::string& why) {
   std::string dir = dirname(path);
   std::vector<std::string> pythons;
   for (const auto& name : fs.list(dir))
@@ -93,7 +93,7 @@ std::string stdlib_name(const MajorMinor& mm) {
 // The major.minor of the interpreter: from its file name, else from the one lib/pythonX.Y with an
 // os.py above the executable (python-build-standalone's bin/python3 is a symlink, but a renamed copy
 // is not).
-MajorMinor find_major_minor(const RootfsView& fs, const Interpreter& py) {
+MajorMinor find_major_minor(const FileTree& fs, const Interpreter& py) {
   if (auto mm = version_from_name(basename(py.real_executable))) return *mm;
   if (auto mm = version_from_name(basename(py.executable))) return *mm;
   std::set<std::pair<int, int>> seen;
@@ -114,7 +114,7 @@ MajorMinor find_major_minor(const RootfsView& fs, const Interpreter& py) {
 
 // sys.prefix as CPython's getpath computes it: the first directory, from the executable's own
 // upwards, that holds lib/pythonX.Y/os.py.
-std::optional<std::string> find_prefix(const RootfsView& fs, const std::string& real_executable, const std::string& lib_name) {
+std::optional<std::string> find_prefix(const FileTree& fs, const std::string& real_executable, const std::string& lib_name) {
   for (std::string dir = dirname(real_executable);; dir = dirname(dir)) {
     if (is_file(fs, join(dir, "lib/" + lib_name + "/os.py"))) return dir;
     if (dir == "/") return std::nullopt;
@@ -123,7 +123,7 @@ std::optional<std::string> find_prefix(const RootfsView& fs, const std::string& 
 
 // The _sysconfigdata module of this interpreter. Debian ships it under two names (one a symlink);
 // a debug build's ("_sysconfigdata_d_...") is only taken when there is nothing else.
-std::string find_sysconfigdata(const RootfsView& fs, const Interpreter& py) {
+std::string find_sysconfigdata(const FileTree& fs, const Interpreter& py) {
   std::vector<std::pair<int, std::string>> ranked;  // lower rank is better
   std::set<std::string> seen_real;
   for (const auto& name : fs.list(py.stdlib)) {
@@ -145,7 +145,7 @@ std::string find_sysconfigdata(const RootfsView& fs, const Interpreter& py) {
   return ranked.front().second;
 }
 
-std::string full_version(const RootfsView& fs, Interpreter& py) {
+std::string full_version(const FileTree& fs, Interpreter& py) {
   std::string mm = std::to_string(py.major) + "." + std::to_string(py.minor);
   auto matches = [&](const std::string& v) { return v == mm || v.rfind(mm + ".", 0) == 0; };
   if (auto header = fs.read(py.include + "/patchlevel.h"))
@@ -174,7 +174,7 @@ std::string relocate(const std::string& path, const std::string& built_prefix, c
 
 // Debian and Ubuntu patch their python to install into /usr/local/lib/pythonX.Y/dist-packages and
 // keep /usr/lib/python3/dist-packages for apt; their python has that directory.
-bool is_debian_python(const RootfsView& fs, const Interpreter& py) {
+bool is_debian_python(const FileTree& fs, const Interpreter& py) {
   return py.prefix == "/usr" && is_dir(fs, "/usr/lib/python3/dist-packages");
 }
 
@@ -221,7 +221,7 @@ bool interpreter_file_of_interest(std::string_view path) {
   return false;
 }
 
-Interpreter read_interpreter(const RootfsView& fs, const std::string& path, const Platform& platform) {
+Interpreter read_interpreter(const FileTree& fs, const std::string& path, const Platform& platform) {
   Interpreter py;
   py.executable = absolute(path);
   py.machine = machine_for_platform(platform);

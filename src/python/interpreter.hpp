@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "image/platform.hpp"
-#include "image/rootfs_view.hpp"
+#include "util/platform.hpp"
+#include "entries/file_tree.hpp"
 #include "python/install_scheme.hpp"
 #include "python/marker.hpp"
 #include "python/wheel_filename.hpp"
@@ -52,7 +52,7 @@ bool interpreter_file_of_interest(std::string_view path);
 // Reads the interpreter at `path` in `fs`. Throws rp::InputError when the path is not an interpreter
 // (naming what the image has instead) or the installation is incomplete (no stdlib, no
 // _sysconfigdata, no libc).
-Interpreter read_interpreter(const RootfsView& fs, const std::string& path, const Platform& platform);
+Interpreter read_interpreter(const FileTree& fs, const std::string& path, const Platform& platform);
 
 // uname's machine for an OCI platform: amd64 -> x86_64, arm64 -> aarch64, ... Throws InputError
 // for platforms Python wheels have no tags for.

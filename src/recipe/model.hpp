@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "image/platform.hpp"
+#include "util/platform.hpp"
 #include "recipe/diagnostics.hpp"
 
 namespace rp::recipe {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "image/base_image.hpp"
-#include "image/platform.hpp"
+#include "util/platform.hpp"
 #include "registry/transport.hpp"
 #include "store/content_store.hpp"
 

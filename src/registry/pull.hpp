@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "image/image.hpp"
-#include "image/platform.hpp"
+#include "util/platform.hpp"
 #include "registry/options.hpp"
 #include "registry/reference.hpp"
 #include "registry/transport.hpp"

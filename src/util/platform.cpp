@@ -1,4 +1,4 @@
-#include "image/platform.hpp"
+#include "util/platform.hpp"
 
 #include "util/error.hpp"
 
