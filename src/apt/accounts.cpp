@@ -17,16 +17,30 @@ constexpr const char* kOrigin = "accounts";
 struct Table {
   std::string path;
   bool existed = false;
+  std::string original;  // the base's bytes
   std::vector<std::string> lines;
 
   static Table read(const FileTree& image, const std::string& path) {
     Table t;
     t.path = path;
-    if (auto text = image.read(path, 16u << 20)) {
-      t.existed = true;
-      for (auto l : split(*text, '\n')) t.lines.emplace_back(l);
-      while (!t.lines.empty() && t.lines.back().empty()) t.lines.pop_back();
+    auto node = image.lstat(path);
+    if (!node) return t;
+    std::optional<std::string> text;
+    if (node->type == EntryType::kFile) text = image.read(path, 16u << 20);
+    if (!text) {
+      // There but not a regular file we can read (a symlink, a directory, too large): replacing
+      // it would drop or detach the base's accounts, so refuse.
+      std::string what = node->type == EntryType::kSymlink     ? "a symlink (to " + node->link_target + ")"
+                         : node->type == EntryType::kDirectory ? std::string("a directory")
+                         : node->type == EntryType::kFile      ? std::string("not readable (larger than 16 MiB?)")
+                                                               : std::string("not a regular file");
+      throw InputError("accounts: the image's " + path + " is " + what + "; its entries cannot be merged",
+                       "make " + path + " a regular file before the accounts: step");
     }
+    t.existed = true;
+    t.original = *text;
+    for (auto l : split(*text, '\n')) t.lines.emplace_back(l);
+    while (!t.lines.empty() && t.lines.back().empty()) t.lines.pop_back();
     return t;
   }
   static std::vector<std::string> fields(const std::string& line) {
@@ -65,7 +79,31 @@ struct Table {
     int i = find(name);
     if (i >= 0) lines.erase(lines.begin() + i);
   }
+  // Drops `user` from the comma-separated member lists in fields `from`.. (group: 3; gshadow: 2
+  // administrators and 3 members).
+  void drop_member(const std::string& user, size_t from) {
+    for (auto& l : lines) {
+      if (l.empty() || l[0] == '#') continue;
+      auto f = fields(l);
+      bool changed = false;
+      for (size_t k = from; k < f.size() && k < 4; ++k) {
+        std::vector<std::string> kept;
+        bool found = false;
+        for (auto m : split(f[k], ',')) {
+          if (m == user) found = true;
+          else kept.emplace_back(m);
+        }
+        if (found) {  // other lines stay verbatim
+          f[k] = join(kept, ",");
+          changed = true;
+        }
+      }
+      if (changed) l = join(f, ":");
+    }
+  }
   std::string text() const { return lines.empty() ? "" : join(lines, "\n") + "\n"; }
+  // Whether the file must be written: it changed, or it is new and has lines.
+  bool changed() const { return existed ? text() != original : !lines.empty(); }
 };
 
 uint32_t next_free(const Table& t, uint32_t from) {
@@ -137,8 +175,11 @@ AccountsResult plan_accounts(const FileTree& image, const std::vector<GroupReque
                              (holder == "ubuntu" ? " (Ubuntu 24.04 images have it)" : ""),
                          "choose another uid, or set replace: true to replace " + holder);
     } else if (!holder.empty() && holder != u.name) {
+      // The replaced user goes everywhere: its lines and its memberships (grpck would flag them).
       passwd.remove(holder);
       shadow.remove(holder);
+      group.drop_member(holder, 3);
+      gshadow.drop_member(holder, 2);
     }
     uint32_t gid = 0;
     if (u.gid) {
@@ -195,10 +236,11 @@ AccountsResult plan_accounts(const FileTree& image, const std::vector<GroupReque
   // shadow and gshadow are readable by group shadow where the image has one (Debian, Ubuntu).
   uint32_t shadow_gid = group.id_of("shadow").value_or(0);
   uint32_t secret_mode = shadow_gid ? 0640 : 0600;
-  out.entries.push_back(file("/etc/passwd", passwd.text(), 0644, 0));
-  out.entries.push_back(file("/etc/group", group.text(), 0644, 0));
-  out.entries.push_back(file("/etc/shadow", shadow.text(), secret_mode, shadow_gid));
-  out.entries.push_back(file("/etc/gshadow", gshadow.text(), secret_mode, shadow_gid));
+  // Only the files that change (a base's untouched gshadow stays in its layer as it was).
+  if (passwd.changed()) out.entries.push_back(file("/etc/passwd", passwd.text(), 0644, 0));
+  if (group.changed()) out.entries.push_back(file("/etc/group", group.text(), 0644, 0));
+  if (shadow.changed()) out.entries.push_back(file("/etc/shadow", shadow.text(), secret_mode, shadow_gid));
+  if (gshadow.changed()) out.entries.push_back(file("/etc/gshadow", gshadow.text(), secret_mode, shadow_gid));
   return out;
 }
 

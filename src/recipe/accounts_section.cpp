@@ -44,8 +44,7 @@ class SectionReader {
     }
     auto t = in_.text(n, "name");
     if (!t) return std::nullopt;
-    static const std::regex kName("[a-z_][a-z0-9_-]*[$]?");
-    if (t->size() > 32 || !std::regex_match(*t, kName)) {
+    if (!valid_name(*t)) {
       in_.error(n, "'" + *t + "' is not a valid " + what + " name",
                 "use lowercase letters, digits, '_' and '-', starting with a letter or '_', at most 32 characters");
       return std::nullopt;
@@ -53,9 +52,36 @@ class SectionReader {
     return t;
   }
 
+  static bool valid_name(const std::string& t) {
+    static const std::regex kName("[a-z_][a-z0-9_-]*[$]?");
+    return t.size() <= 32 && std::regex_match(t, kName);
+  }
+
+  // A list of group or user names (members:, groups:), each a valid name.
+  std::vector<std::string> names(const YAML::Node& n, const std::string& key, const std::string& what) {
+    auto list = in_.string_list(n, key);
+    if (!list) return {};
+    for (const auto& x : *list)
+      if (!valid_name(x)) {
+        in_.error(n, "'" + x + "' in '" + key + "' is not a valid " + what + " name",
+                  "use lowercase letters, digits, '_' and '-', starting with a letter or '_', at most 32 characters");
+        return {};
+      }
+    return *list;
+  }
+
   std::optional<std::string> absolute(const YAML::Node& n, const std::string& key) {
     auto t = in_.text(n, key);
-    if (t && (t->empty() || (*t)[0] != '/' || t->find("/../") != std::string::npos || t->find(':') != std::string::npos)) {
+    bool dotdot = false;
+    if (t)
+      for (size_t start = 0; start <= t->size();) {
+        size_t end = t->find('/', start);
+        if (end == std::string::npos) end = t->size();
+        if (t->compare(start, end - start, "..") == 0) dotdot = true;
+        start = end + 1;
+      }
+    if (t && (t->empty() || (*t)[0] != '/' || dotdot || t->find(':') != std::string::npos ||
+              t->find('\n') != std::string::npos)) {
       in_.error(n, "'" + key + "' must be an absolute path without '..' or ':', got '" + *t + "'");
       return std::nullopt;
     }
@@ -74,7 +100,7 @@ class SectionReader {
     if (!n) return;
     g.name = *n;
     if (auto x = node["gid"]) g.gid = in_.number(x, "gid", 10, kMaxId);
-    if (auto x = node["members"]) g.members = in_.string_list(x, "members").value_or(std::vector<std::string>{});
+    if (auto x = node["members"]) g.members = names(x, "members", "user");
     if (auto x = node["replace"]) g.replace = in_.boolean(x, "replace").value_or(false);
     for (const auto& other : s_.groups) {
       if (other.name == g.name) in_.error(node, "the group " + g.name + " is listed twice (first at " + other.where.str() + ")");
@@ -97,7 +123,7 @@ class SectionReader {
     u.name = *n;
     if (auto x = node["uid"]) u.uid = in_.number(x, "uid", 10, kMaxId);
     if (auto x = node["gid"]) u.gid = in_.number(x, "gid", 10, kMaxId);
-    if (auto x = node["groups"]) u.groups = in_.string_list(x, "groups").value_or(std::vector<std::string>{});
+    if (auto x = node["groups"]) u.groups = names(x, "groups", "group");
     if (auto x = node["home"]) u.home = absolute(x, "home").value_or("");
     if (auto x = node["shell"]) u.shell = absolute(x, "shell").value_or(u.shell);
     if (auto x = node["gecos"]) {

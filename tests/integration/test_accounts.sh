@@ -3,6 +3,7 @@
 #  - on a scratch image with a static busybox: root is made, the jenkins user (uid/gid 1000, home
 #    /var/lib/jenkins, bash-style shell) and its groups are in passwd/group/shadow/gshadow; busybox's
 #    own `id` reads them in a chroot; the home exists, owned 1000:1000;
+#  - a uid that scratch-built image holds (jenkins) asked for by another user: exit 2, both named;
 #  - on the Debian base: the base's lines are kept as they were, shadow is 0640 root:shadow, a
 #    supplementary group gets the user as member; a uid the base holds is refused naming both
 #    users (exit 2, nothing written) unless replace: true;
@@ -37,6 +38,38 @@ assert_eq "$(grep '^jenkins:' "$S/etc/shadow" | cut -d: -f1-3)" "jenkins:!:$((SO
 assert_eq "$(stat -c '%u:%g %a' "$S/var/lib/jenkins")" "1000:1000 755" "the home directory"
 assert_eq "$(stat -c '%a' "$S/etc/shadow")" "600" "no shadow group: shadow is 0600"
 assert_eq "$(chroot "$S" /bin/busybox id jenkins)" "uid=1000(jenkins) gid=1000(jenkins) groups=1000(jenkins),44(video)" "busybox id reads the accounts"
+
+# A uid the image holds for someone else: exit 2, both users named, nothing written.
+cat >"$WORK/sclash.yaml" <<EOF2
+name: accounts-scratch-clash
+base: oci:$WORK/img:scratch
+accounts:
+  users: [{name: builder, uid: 1000}]
+EOF2
+rc=0; out=$("$ROCKPACK" build "$WORK/sclash.yaml" --cache-dir "$WORK/c" -o "oci:$WORK/sclash:x" 2>&1) || rc=$?
+assert_eq "$rc" "2" "uid clash on the scratch-built image: exit code"
+assert_contains "$out" "uid 1000 of the user builder is held by the base image's user jenkins" "uid clash names both users"
+assert_contains "$out" "replace: true" "uid clash says replace: true fixes it"
+[ ! -e "$WORK/sclash" ] || fail "uid clash: an output was written"
+
+# --- recipe mistakes ------------------------------------------------------------------------------------
+bad() {  # NAME BODY EXPECTED
+  local rc=0 out
+  printf 'name: bad\naccounts:\n%s\n' "$2" >"$WORK/$1.yaml"
+  out=$("$ROCKPACK" validate "$WORK/$1.yaml" 2>&1) || rc=$?
+  assert_eq "$rc" "2" "$1: exit code"
+  assert_contains "$out" "$3" "$1: message"
+  assert_contains "$out" "$1.yaml:" "$1: file and line"
+}
+bad badname "  users: [{name: Jenkins}]" "is not a valid user name"
+bad dupname "  users: [{name: a}, {name: a}]" "listed twice"
+bad relhome "  users: [{name: a, home: var/lib/a}]" "absolute path"
+bad bigid "  users: [{name: a, uid: 99999999999}]" "must be a number"
+bad typo "  user: [{name: a}]" "did you mean 'users'"
+bad notbool "  users: [{name: a, replace: maybe}]" "replace"
+bad relshell "  users: [{name: a, shell: bash}]" "'shell' must be an absolute path"
+bad badmember "  groups: [{name: a, members: ['x:y']}]" "is not a valid user name"
+bad dupgid "  groups: [{name: a, gid: 5}, {name: b, gid: 5}]" "gid 5 is given to a and b"
 
 # --- on the Debian base ---------------------------------------------------------------------------------
 BASE="$WORK/base"
@@ -83,18 +116,4 @@ umoci unpack --image "$WORK/img:replace" "$WORK/r" >/dev/null
 ! grep -q '^daemon:' "$WORK/r/rootfs/etc/passwd" || fail "replace: true kept the base's daemon user"
 grep -q '^jenkins:x:1:' "$WORK/r/rootfs/etc/passwd" || fail "replace: true did not add jenkins with uid 1"
 
-# --- recipe mistakes ------------------------------------------------------------------------------------
-bad() {  # NAME BODY EXPECTED
-  local rc=0 out
-  printf 'name: bad\naccounts:\n%s\n' "$2" >"$WORK/$1.yaml"
-  out=$("$ROCKPACK" validate "$WORK/$1.yaml" 2>&1) || rc=$?
-  assert_eq "$rc" "2" "$1: exit code"
-  assert_contains "$out" "$3" "$1: message"
-  assert_contains "$out" "$1.yaml:" "$1: file and line"
-}
-bad badname "  users: [{name: Jenkins}]" "is not a valid user name"
-bad dupname "  users: [{name: a}, {name: a}]" "listed twice"
-bad relhome "  users: [{name: a, home: var/lib/a}]" "absolute path"
-bad bigid "  users: [{name: a, uid: 99999999999}]" "must be a number"
-bad typo "  user: [{name: a}]" "user"
 echo "PASS"
