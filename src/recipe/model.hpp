@@ -153,7 +153,7 @@ struct AptSection {
 struct AccountGroup {
   SourceLocation where;
   std::string name;
-  std::optional<uint32_t> gid;  // nullopt: the next free system-range id
+  std::optional<uint32_t> gid;  // nullopt: the lowest free id from 1000
   std::vector<std::string> members;
   bool replace = false;  // an existing group with this name or gid is replaced instead of an error
 };

@@ -51,7 +51,7 @@ std::string error_of(const std::string& bytes, const std::string& path) {
 
 }  // namespace
 
-TEST_CASE("apt/index_file: gzip, zstd, xz and bzip2 indexes; an uncompressed one as it is") {
+TEST_CASE("apt/index_file: gzip, zstd, xz and bzip2 indexes -- an uncompressed one as it is") {
   CHECK(decompress_index(compressed("gzip", kText), "main/binary-amd64/Packages.gz", "x") == kText);
   CHECK(decompress_index(compressed("zstd", kText), "main/binary-amd64/Packages.zst", "x") == kText);
   CHECK(decompress_index(std::string(reinterpret_cast<const char*>(kXz), sizeof kXz), "Packages.xz", "x") == kText);

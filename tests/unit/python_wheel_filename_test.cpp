@@ -148,7 +148,7 @@ TEST_CASE("python/wheel: priorities and choosing a wheel") {
   CHECK_FALSE(rp::python::choose_wheel({WheelFilename::parse("foo-1.0-cp27-cp27m-win32.whl")}, p));
 }
 
-TEST_CASE("python/url: RFC 3986 reference resolution examples") {
+TEST_CASE("net/url: RFC 3986 reference resolution examples") {
   using rp::net::resolve_url;
   const char* base = "http://a/b/c/d;p?q";
   // Section 5.4.1 (normal) and 5.4.2 (abnormal).
@@ -175,7 +175,7 @@ TEST_CASE("python/url: RFC 3986 reference resolution examples") {
   CHECK(rp::net::resolve_url("https://h", "x.whl") == "https://h/x.whl");
 }
 
-TEST_CASE("python/url: helpers") {
+TEST_CASE("net/url: helpers") {
   using namespace rp::python;
   CHECK(rp::net::percent_decode("a%2Bb%2bc%zz%4") == "a+b+c%zz%4");
   CHECK(rp::net::strip_fragment("https://h/x.whl#sha256=00") == "https://h/x.whl");
