@@ -122,7 +122,7 @@ struct RocmSection {
 // `apt.sources[]`: one Debian/Ubuntu repository (docs/apt.md, "Sources").
 struct AptSource {
   SourceLocation where;
-  std::string url;                      // the repository root: "http://deb.debian.org/debian"
+  std::string url;                      // the repository root: "http://mirror.example/debian"
   std::string suite;                    // "bookworm"; a flat repository's suite ends in '/' ("./")
   std::vector<std::string> components;  // empty for a flat repository
   // The key(s) the Release must be signed with: a key file (armored or binary, absolute, resolved

@@ -51,16 +51,16 @@ TEST_CASE("apt/sources: one-line entries with options, comments and deb-src") {
   auto entries = parse_one_line_sources(
       "# the main archive\n"
       "deb [arch=amd64,arm64 signed-by=/usr/share/keyrings/a.gpg,/etc/apt/keyrings/b.asc trusted=yes] "
-      "http://deb.debian.org/debian/ bookworm main contrib  # a comment\n"
+      "http://mirror.example/debian/ bookworm main contrib  # a comment\n"
       "\n"
-      "deb-src http://deb.debian.org/debian bookworm main\n"
+      "deb-src http://mirror.example/debian bookworm main\n"
       "   # deb http://commented.example/debian bookworm main\n"
       "deb\thttps://security.debian.org/debian-security bookworm-security main\n",
       "/etc/apt/sources.list");
   REQUIRE(entries.size() == 2);
   const SourceEntry& e = entries[0];
   CHECK(e.origin == "/etc/apt/sources.list:2");
-  CHECK(e.url == "http://deb.debian.org/debian");
+  CHECK(e.url == "http://mirror.example/debian");
   CHECK(e.suite == "bookworm");
   CHECK(e.components == std::vector<std::string>{"main", "contrib"});
   CHECK(e.architectures == std::vector<std::string>{"amd64", "arm64"});
@@ -72,7 +72,7 @@ TEST_CASE("apt/sources: one-line entries with options, comments and deb-src") {
   CHECK(entries[1].architectures.empty());
   CHECK(entries[1].signed_by.empty());
   CHECK_FALSE(entries[1].trusted);
-  CHECK(described(entries) == std::vector<std::string>{"http://deb.debian.org/debian bookworm/main contrib",
+  CHECK(described(entries) == std::vector<std::string>{"http://mirror.example/debian bookworm/main contrib",
                                                        "https://security.debian.org/debian-security bookworm-security/main"});
 }
 
@@ -94,7 +94,7 @@ TEST_CASE("apt/sources: deb822 entries, one per URI and suite") {
   auto entries = parse_deb822_sources(
       "# Debian\n"
       "Types: deb deb-src\n"
-      "URIs: http://deb.debian.org/debian/ http://mirror.example/debian\n"
+      "URIs: http://mirror.example/debian/ http://mirror.example/debian\n"
       "Suites: bookworm bookworm-updates\n"
       "Components: main non-free-firmware\n"
       "Architectures: amd64\n"
@@ -117,8 +117,8 @@ TEST_CASE("apt/sources: deb822 entries, one per URI and suite") {
       "Trusted: yes\n",
       "debian.sources");
   CHECK(described(entries) == std::vector<std::string>{
-                                  "http://deb.debian.org/debian bookworm/main non-free-firmware",
-                                  "http://deb.debian.org/debian bookworm-updates/main non-free-firmware",
+                                  "http://mirror.example/debian bookworm/main non-free-firmware",
+                                  "http://mirror.example/debian bookworm-updates/main non-free-firmware",
                                   "http://mirror.example/debian bookworm/main non-free-firmware",
                                   "http://mirror.example/debian bookworm-updates/main non-free-firmware",
                                   "http://flat.example/repo ./",
@@ -158,17 +158,17 @@ TEST_CASE("apt/sources: deb822 errors") {
 
 TEST_CASE("apt/sources: release_directory for normal and flat repositories") {
   SourceEntry e;
-  e.url = "http://deb.debian.org/debian";
+  e.url = "http://mirror.example/debian";
   e.suite = "bookworm";
   e.components = {"main"};
-  CHECK(e.release_directory() == "http://deb.debian.org/debian/dists/bookworm");
+  CHECK(e.release_directory() == "http://mirror.example/debian/dists/bookworm");
   e.components.clear();
   e.suite = "./";
   CHECK(e.flat());
-  CHECK(e.release_directory() == "http://deb.debian.org/debian");
+  CHECK(e.release_directory() == "http://mirror.example/debian");
   e.suite = "sub/dir/";
-  CHECK(e.release_directory() == "http://deb.debian.org/debian/sub/dir");
-  CHECK(e.describe() == "http://deb.debian.org/debian sub/dir/");
+  CHECK(e.release_directory() == "http://mirror.example/debian/sub/dir");
+  CHECK(e.describe() == "http://mirror.example/debian sub/dir/");
 }
 
 TEST_CASE("apt/sources: credentials in a URL never reach describe() or an error") {
@@ -237,7 +237,7 @@ TEST_CASE("apt/sources: image_keyring reads Signed-By files, the inline key, els
   });
   SourceEntry entry;
   entry.origin = "debian.sources:1";
-  entry.url = "http://deb.debian.org/debian";
+  entry.url = "http://mirror.example/debian";
   entry.suite = "bookworm";
   entry.components = {"main"};
 
