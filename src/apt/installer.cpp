@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "entries/path_parts.hpp"
 #include "util/deb822.hpp"
 #include "util/strings.hpp"
 #include "util/digest.hpp"
@@ -15,19 +16,6 @@ namespace {
 
 constexpr int kMaxSymlinks = 40;
 
-std::vector<std::string> components(std::string_view path) {
-  std::vector<std::string> out;
-  size_t i = 0;
-  while (i <= path.size()) {
-    size_t j = path.find('/', i);
-    if (j == std::string_view::npos) j = path.size();
-    std::string_view part = path.substr(i, j - i);
-    if (!part.empty() && part != ".") out.emplace_back(part);
-    i = j + 1;
-  }
-  return out;
-}
-
 std::string join(const std::vector<std::string>& parts, size_t n) {
   std::string out;
   for (size_t i = 0; i < n && i < parts.size(); ++i) {
@@ -37,16 +25,11 @@ std::string join(const std::vector<std::string>& parts, size_t n) {
   return out;
 }
 
-std::string parent_of(const std::string& key) {
-  size_t slash = key.rfind('/');
-  return slash == std::string::npos ? std::string() : key.substr(0, slash);
-}
-
 // "a/b" + "../c" -> "a/c"; an absolute target starts again at the root. ".." above the root stays
 // at the root, as the kernel does.
 std::string lexically_join(const std::string& base, const std::string& target) {
-  std::vector<std::string> parts = target.empty() || target[0] != '/' ? components(base) : std::vector<std::string>{};
-  for (const auto& c : components(target)) {
+  std::vector<std::string> parts = target.empty() || target[0] != '/' ? path_components(base) : std::vector<std::string>{};
+  for (const auto& c : path_components(target)) {
     if (c == "..") {
       if (!parts.empty()) parts.pop_back();
     } else {
@@ -133,13 +116,13 @@ class Installer::Overlay final : public FileTree {
   // `path` with symlinks in its parent components resolved (and in the last one when `follow_last`);
   // nullopt when the links loop.
   std::optional<std::string> resolve(std::string_view path, bool follow_last) const {
-    std::vector<std::string> todo = components(path);
+    std::vector<std::string> todo = path_components(path);
     std::string cur;
     int hops = 0;
     for (size_t i = 0; i < todo.size(); ++i) {
       const std::string& c = todo[i];
       if (c == "..") {
-        cur = parent_of(cur);
+        cur = parent_key(cur);
         continue;
       }
       std::string next = cur.empty() ? c : cur + "/" + c;
@@ -149,7 +132,7 @@ class Installer::Overlay final : public FileTree {
       if (node && node->type == EntryType::kSymlink) {
         if (++hops > kMaxSymlinks) return std::nullopt;
         std::string target = lexically_join(cur, node->link_target);
-        std::vector<std::string> rest = components(target);
+        std::vector<std::string> rest = path_components(target);
         for (size_t k = i + 1; k < todo.size(); ++k) rest.push_back(todo[k]);
         todo = std::move(rest);
         cur.clear();
@@ -297,7 +280,7 @@ bool Installer::take_ownership(const std::string& dest, const std::string& liste
 void Installer::ensure_parents(const std::string& dest, std::map<std::string, Entry>& entries, const std::string& origin) {
   // A layer's tar must not carry a parent directory with made-up attributes: parents the image has
   // are written with the attributes it has (finalize_entries would add 0755 root ones otherwise).
-  for (std::string p = parent_of(dest); !p.empty(); p = parent_of(p)) {
+  for (std::string p = parent_key(dest); !p.empty(); p = parent_key(p)) {
     if (entries.count(p)) return;
     auto node = overlay_->get(p);
     if (!node || node->type != EntryType::kDirectory) return;
@@ -350,7 +333,7 @@ void Installer::install(const DebContents& deb) {
   std::map<std::string, std::string> dest_of_member;
   std::map<std::string, Entry> entries;  // by path
   for (const auto& m : deb.members) {
-    std::vector<std::string> parts = components(m.path);
+    std::vector<std::string> parts = path_components(m.path);
     for (const auto& c : parts)
       if (c == "..") throw InputError(origin + ": member '" + m.path + "' climbs out of the root", "the package is hostile or broken");
     std::string rel = join(parts, parts.size());
@@ -404,7 +387,7 @@ void Installer::install(const DebContents& deb) {
         }
         break;
       case EntryType::kHardlink: {
-        std::vector<std::string> target_parts = components(m.link_target);
+        std::vector<std::string> target_parts = path_components(m.link_target);
         auto target = dest_of_member.find(join(target_parts, target_parts.size()));
         if (target == dest_of_member.end())
           throw InputError(origin + ": hardlink '" + listed + "' points to '" + m.link_target + "', which comes nowhere before it",

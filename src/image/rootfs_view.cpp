@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "image/media_types.hpp"
+#include "entries/path_parts.hpp"
 #include "util/digest.hpp"
 #include "util/error.hpp"
 
@@ -22,36 +23,17 @@ constexpr int kMaxSymlinks = 40;
 constexpr const char* kWhiteoutPrefix = ".wh.";
 constexpr const char* kOpaqueMarker = ".wh..wh..opq";
 
-// Splits a path into its components, dropping empty ones and ".".
-std::vector<std::string> components(std::string_view path) {
-  std::vector<std::string> out;
-  size_t i = 0;
-  while (i <= path.size()) {
-    size_t j = path.find('/', i);
-    if (j == std::string_view::npos) j = path.size();
-    std::string_view part = path.substr(i, j - i);
-    if (!part.empty() && part != ".") out.emplace_back(part);
-    i = j + 1;
-  }
-  return out;
-}
-
 // A layer member's path as a view key; nullopt for the root itself or a path climbing out of it
 // (such members cannot be meant for the image and are ignored).
 std::optional<std::string> member_key(std::string_view path) {
   std::string key;
-  for (const auto& part : components(path)) {
+  for (const auto& part : path_components(path)) {
     if (part == "..") return std::nullopt;
     if (!key.empty()) key.push_back('/');
     key += part;
   }
   if (key.empty()) return std::nullopt;
   return key;
-}
-
-std::string parent_of(const std::string& key) {
-  size_t slash = key.rfind('/');
-  return slash == std::string::npos ? std::string() : key.substr(0, slash);
 }
 
 std::string base_of(const std::string& key) {
@@ -140,7 +122,7 @@ std::string RootfsView::through_parent_symlinks(const std::string& key) const {
   // Runtimes extract a member below a symlinked directory through the link (usrmerge: lib ->
   // usr/lib), so a layer's "lib/x/libc.so.6" lands in usr/lib/x.
   std::string current;
-  auto parts = components(parent_of(key));
+  auto parts = path_components(parent_key(key));
   for (size_t i = 0; i < parts.size(); ++i) {
     std::string next = current.empty() ? parts[i] : current + "/" + parts[i];
     auto it = nodes_.find(next);
@@ -164,7 +146,7 @@ std::string RootfsView::through_parent_symlinks(const std::string& key) const {
 void RootfsView::put(const std::string& original_key, Stored stored) {
   const std::string key = through_parent_symlinks(original_key);
   // Missing parents become plain directories, as container runtimes create them.
-  std::string parent = parent_of(key);
+  std::string parent = parent_key(key);
   std::vector<std::string> missing;
   while (!parent.empty()) {
     auto it = nodes_.find(parent);
@@ -176,7 +158,7 @@ void RootfsView::put(const std::string& original_key, Stored stored) {
       break;
     }
     missing.push_back(parent);
-    parent = parent_of(parent);
+    parent = parent_key(parent);
   }
   for (auto m = missing.rbegin(); m != missing.rend(); ++m) nodes_[*m] = Stored{Node{EntryType::kDirectory, 0755, 0, {}}, {}, {}};
 
@@ -215,12 +197,12 @@ void RootfsView::add_layer(const ContentStore& store, const Descriptor& layer, c
     if (!key) continue;
     std::string base = base_of(*key);
     if (base == kOpaqueMarker) {
-      opaque_dirs.push_back(parent_of(*key));
+      opaque_dirs.push_back(parent_key(*key));
       continue;
     }
     if (base.rfind(kWhiteoutPrefix, 0) == 0) {
       std::string hidden = base.substr(std::strlen(kWhiteoutPrefix));
-      if (!hidden.empty()) whiteouts.push_back(parent_of(*key).empty() ? hidden : parent_of(*key) + "/" + hidden);
+      if (!hidden.empty()) whiteouts.push_back(parent_key(*key).empty() ? hidden : parent_key(*key) + "/" + hidden);
       continue;
     }
     LayerMember m;
@@ -303,7 +285,7 @@ void RootfsView::add_entries(const std::vector<Entry>& entries) {
 }
 
 std::optional<std::string> RootfsView::resolve(std::string_view path, bool follow_last) const {
-  std::vector<std::string> todo = components(path);
+  std::vector<std::string> todo = path_components(path);
   std::reverse(todo.begin(), todo.end());  // a stack: back() is the next component
   std::string current;                     // resolved so far, "" = root
   int links = 0;
@@ -311,7 +293,7 @@ std::optional<std::string> RootfsView::resolve(std::string_view path, bool follo
     std::string part = std::move(todo.back());
     todo.pop_back();
     if (part == "..") {
-      current = parent_of(current);
+      current = parent_key(current);
       continue;
     }
     std::string next = current.empty() ? part : current + "/" + part;
@@ -322,7 +304,7 @@ std::optional<std::string> RootfsView::resolve(std::string_view path, bool follo
     if (node.type == EntryType::kSymlink && (!last || follow_last)) {
       if (++links > kMaxSymlinks) return std::nullopt;
       if (!node.link_target.empty() && node.link_target.front() == '/') current.clear();
-      auto target = components(node.link_target);
+      auto target = path_components(node.link_target);
       for (auto t = target.rbegin(); t != target.rend(); ++t) todo.push_back(*t);
       continue;
     }
