@@ -88,6 +88,29 @@ ArchivePtr open_member(RangeReader& reader, bool raw, const std::string& what) {
   return owner;
 }
 
+UniqueFd open_deb(const std::filesystem::path& file, const std::string& what) {
+  int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error("cannot open " + what + ": " + std::strerror(errno));
+  return UniqueFd(fd);
+}
+
+// One member of a .deb open in libarchive: the file, the byte range libarchive reads through (it
+// keeps a pointer to it, so this object never moves) and the archive handle.
+struct MemberArchive {
+  MemberArchive(const std::filesystem::path& file, const DebMember& member, bool raw, const std::string& what)
+      : fd(open_deb(file, what)),
+        reader{fd.get(), member.offset, member.size},
+        where(what + " (" + member.name + ")"),
+        archive(open_member(reader, raw, where)) {}
+  MemberArchive(const MemberArchive&) = delete;
+  MemberArchive& operator=(const MemberArchive&) = delete;
+
+  UniqueFd fd;
+  RangeReader reader;
+  std::string where;
+  ArchivePtr archive;
+};
+
 std::string archive_error(archive* a) { return archive_error_string(a) ? archive_error_string(a) : "unknown error"; }
 
 bool compression_ok(const std::string& name, const std::string& base, bool data) {
@@ -100,9 +123,8 @@ bool compression_ok(const std::string& name, const std::string& base, bool data)
 }  // namespace
 
 DebLayout read_deb_layout(const std::filesystem::path& file, const std::string& what) {
-  int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw Error("cannot open " + what + ": " + std::strerror(errno));
-  UniqueFd owner(fd);
+  UniqueFd owner = open_deb(file, what);
+  int fd = owner.get();
   struct stat st {};
   if (::fstat(fd, &st) != 0) throw Error("cannot stat " + what + ": " + std::strerror(errno));
   uint64_t size = static_cast<uint64_t>(st.st_size);
@@ -158,17 +180,14 @@ DebLayout read_deb_layout(const std::filesystem::path& file, const std::string& 
 }
 
 ControlArchive read_control_archive(const std::filesystem::path& file, const DebMember& member, const std::string& what) {
-  int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw Error("cannot open " + what + ": " + std::strerror(errno));
-  UniqueFd owner(fd);
-  RangeReader reader{fd, member.offset, member.size};
-  std::string where = what + " (" + member.name + ")";
-  ArchivePtr a = open_member(reader, false, where);
+  MemberArchive member_archive(file, member, false, what);
+  archive* a = member_archive.archive.get();
+  const std::string& where = member_archive.where;
   ControlArchive out;
   uint64_t total = 0;
   archive_entry* e;
   int r;
-  while ((r = archive_read_next_header(a.get(), &e)) == ARCHIVE_OK) {
+  while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
     std::string name = archive_entry_pathname(e) ? archive_entry_pathname(e) : "";
     while (name.rfind("./", 0) == 0) name.erase(0, 2);
     if (name.empty() || name == ".") continue;
@@ -179,31 +198,28 @@ ControlArchive read_control_archive(const std::filesystem::path& file, const Deb
     total += static_cast<uint64_t>(std::max<int64_t>(size, 0));
     if (size < 0 || total > kMaxControl) throw Error(where + " is larger than " + std::to_string(kMaxControl >> 20) + " MiB");
     std::string bytes(static_cast<size_t>(size), '\0');
-    la_ssize_t n = size > 0 ? archive_read_data(a.get(), bytes.data(), bytes.size()) : 0;
-    if (n != size) throw Error("cannot read " + where + ": " + archive_error(a.get()));
+    la_ssize_t n = size > 0 ? archive_read_data(a, bytes.data(), bytes.size()) : 0;
+    if (n != size) throw Error("cannot read " + where + ": " + archive_error(a));
     out.files[name] = std::move(bytes);
     out.modes[name] = static_cast<uint32_t>(archive_entry_perm(e));
   }
-  if (r != ARCHIVE_EOF) throw Error("cannot read " + where + ": " + archive_error(a.get()), "the package is damaged");
+  if (r != ARCHIVE_EOF) throw Error("cannot read " + where + ": " + archive_error(a), "the package is damaged");
   if (!out.files.count("control")) throw Error(where + " has no control file", "the package is damaged");
   return out;
 }
 
 void decompress_data_archive(const std::filesystem::path& file, const DebMember& member, ByteSink& sink,
                              const std::string& what) {
-  int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw Error("cannot open " + what + ": " + std::strerror(errno));
-  UniqueFd owner(fd);
-  RangeReader reader{fd, member.offset, member.size};
-  std::string where = what + " (" + member.name + ")";
-  ArchivePtr a = open_member(reader, true, where);
+  MemberArchive member_archive(file, member, true, what);
+  archive* a = member_archive.archive.get();
+  const std::string& where = member_archive.where;
   archive_entry* e;
-  if (archive_read_next_header(a.get(), &e) != ARCHIVE_OK)
-    throw Error("cannot decompress " + where + ": " + archive_error(a.get()), "the package is damaged");
+  if (archive_read_next_header(a, &e) != ARCHIVE_OK)
+    throw Error("cannot decompress " + where + ": " + archive_error(a), "the package is damaged");
   std::vector<char> chunk(1 << 20);
   la_ssize_t n;
-  while ((n = archive_read_data(a.get(), chunk.data(), chunk.size())) > 0) sink.write(chunk.data(), static_cast<size_t>(n));
-  if (n < 0) throw Error("cannot decompress " + where + ": " + archive_error(a.get()), "the package is damaged");
+  while ((n = archive_read_data(a, chunk.data(), chunk.size())) > 0) sink.write(chunk.data(), static_cast<size_t>(n));
+  if (n < 0) throw Error("cannot decompress " + where + ": " + archive_error(a), "the package is damaged");
 }
 
 }  // namespace rp::apt

@@ -4,23 +4,11 @@
 
 #include "util/deb822.hpp"
 #include "util/error.hpp"
+#include "util/strings.hpp"
 
 namespace rp::apt {
 
 namespace {
-
-std::vector<std::string> words(std::string_view s) {
-  std::vector<std::string> out;
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n')) ++i;
-    size_t j = i;
-    while (j < s.size() && s[j] != ' ' && s[j] != '\t' && s[j] != '\n') ++j;
-    if (j > i) out.emplace_back(s.substr(i, j - i));
-    i = j;
-  }
-  return out;
-}
 
 bool is_hex64(std::string_view s) {
   if (s.size() != 64) return false;
@@ -69,8 +57,8 @@ Release parse_release(std::string_view text, const std::string& what) {
   r.suite = s.value("Suite");
   r.codename = s.value("Codename");
   r.version = s.value("Version");
-  r.architectures = words(s.value("Architectures"));
-  r.components = words(s.value("Components"));
+  r.architectures = split_words(s.value("Architectures"));
+  r.components = split_words(s.value("Components"));
   r.acquire_by_hash = s.value("Acquire-By-Hash") == "yes";
   r.all_in_arch_indexes = s.value("No-Support-for-Architecture-all") == "Packages";
   auto date_field = [&](const char* name) -> std::optional<int64_t> {
@@ -93,7 +81,7 @@ Release parse_release(std::string_view text, const std::string& what) {
   for (size_t k = 0; k < lines.size(); ++k) {
     std::string_view l = lines[k];
     if (l.empty()) continue;
-    auto w = words(l);
+    auto w = split_words(l);
     auto size = w.size() == 3 ? to_u64(w[1]) : std::nullopt;
     if (w.size() != 3 || !is_hex64(w[0]) || !size)
       throw Error(what + ":" + std::to_string(first_line + k) + ": malformed SHA256 entry '" +
@@ -128,7 +116,7 @@ std::string index_fetch_path(const Release& release, const IndexFile& file) {
 }
 
 std::optional<int64_t> parse_release_date(std::string_view text) {
-  auto w = words(text);
+  auto w = split_words(text);
   size_t i = 0;
   if (!w.empty() && !w[0].empty() && w[0].back() == ',') ++i;  // the weekday
   if (w.size() != i + 5 && w.size() != i + 4) return std::nullopt;

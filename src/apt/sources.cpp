@@ -11,19 +11,6 @@ namespace rp::apt {
 
 namespace {
 
-std::vector<std::string> words(std::string_view text) {
-  std::vector<std::string> out;
-  size_t i = 0;
-  while (i < text.size()) {
-    while (i < text.size() && is_space(text[i])) ++i;
-    size_t j = i;
-    while (j < text.size() && !is_space(text[j])) ++j;
-    if (j > i) out.emplace_back(text.substr(i, j - i));
-    i = j;
-  }
-  return out;
-}
-
 std::string without_trailing_slash(std::string url) {
   while (url.size() > 1 && url.back() == '/') url.pop_back();
   return url;
@@ -105,10 +92,10 @@ std::vector<SourceEntry> parse_one_line_sources(std::string_view text, const std
     if (!rest.empty() && rest[0] == '[') {
       size_t close = rest.find(']');
       if (close == std::string::npos) throw Error(where + ": an option list '[' is not closed");
-      options = words(rest.substr(1, close - 1));
+      options = split_words(rest.substr(1, close - 1));
       rest = rest.substr(close + 1);
     }
-    auto w = words(rest);
+    auto w = split_words(rest);
     if (w.size() < 2) throw Error(where + ": a source line needs a URI and a suite");
     SourceEntry e;
     e.origin = where;
@@ -137,12 +124,12 @@ std::vector<SourceEntry> parse_deb822_sources(std::string_view text, const std::
   for (const auto& s : parse_deb822(text, origin, options)) {
     std::string where = origin + ":" + std::to_string(s.line());
     if (s.has("Enabled") && !yes(s.value("Enabled"))) continue;
-    auto types = words(s.value("Types"));
+    auto types = split_words(s.value("Types"));
     if (std::find(types.begin(), types.end(), "deb") == types.end()) continue;
     SourceEntry base;
     base.origin = where;
-    base.components = words(s.value("Components"));
-    base.architectures = words(s.value("Architectures"));
+    base.components = split_words(s.value("Components"));
+    base.architectures = split_words(s.value("Architectures"));
     base.trusted = yes(s.value("Trusted"));
     std::string signed_by = s.value("Signed-By");
     if (signed_by.find("-----BEGIN PGP PUBLIC KEY BLOCK-----") != std::string::npos) {
@@ -154,10 +141,10 @@ std::vector<SourceEntry> parse_deb822_sources(std::string_view text, const std::
       }
       base.signed_by_inline = key;
     } else {
-      base.signed_by = words(signed_by);
+      base.signed_by = split_words(signed_by);
     }
-    auto uris = words(s.value("URIs"));
-    auto suites = words(s.value("Suites"));
+    auto uris = split_words(s.value("URIs"));
+    auto suites = split_words(s.value("Suites"));
     if (uris.empty() || suites.empty()) throw Error(where + ": a deb822 source needs URIs: and Suites:");
     for (const auto& uri : uris)
       for (const auto& suite : suites) {

@@ -4,11 +4,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <set>
-#include <sstream>
 
 #include "apt/deb_file.hpp"
 #include "apt/dpkg_database.hpp"
@@ -23,6 +21,7 @@
 #include "plan/apt_indexes.hpp"
 #include "util/digest.hpp"
 #include "util/error.hpp"
+#include "util/fs.hpp"
 #include "util/parallel.hpp"
 #include "util/strings.hpp"
 
@@ -101,14 +100,6 @@ bool apt_file_of_interest(std::string_view p) {
   return starts("etc/apt/") || starts("var/lib/dpkg/") || starts("usr/share/keyrings/") || p == "etc/passwd" ||
          p == "etc/group" || starts("usr/share/ca-certificates/") || p == "etc/ca-certificates.conf" ||
          starts("usr/share/base-passwd/");
-}
-
-std::string read_host_file(const fs::path& path, const std::string& what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(what + ": cannot read the key file " + path.string());
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 // A recipe source as an apt source entry, with its keys.
@@ -205,15 +196,6 @@ std::vector<Entry> values(std::map<std::string, Entry>& m) {
   return out;
 }
 
-std::string host_of(const std::string& url) {
-  size_t scheme = url.find("://");
-  size_t start = scheme == std::string::npos ? 0 : scheme + 3;
-  size_t end = url.find('/', start);
-  std::string host = url.substr(start, end == std::string::npos ? std::string::npos : end - start);
-  if (size_t at = host.rfind('@'); at != std::string::npos) host = host.substr(at + 1);
-  return host;
-}
-
 }  // namespace
 
 nlohmann::json AptRecord::to_json() const {
@@ -254,7 +236,7 @@ StepOutput AptStep::plan(const StepContext& context) const {
     for (const auto& s : section.sources) {
       apt::SourceEntry e = recipe_source(s);
       apt::Keyring keys;
-      if (s.signed_by_file) keys.files.push_back({s.signed_by_file->string(), read_host_file(*s.signed_by_file, e.origin)});
+      if (s.signed_by_file) keys.files.push_back({s.signed_by_file->string(), read_file(*s.signed_by_file)});
       if (!s.signed_by_inline.empty()) keys.files.push_back({e.origin + " (inline signed_by key)", s.signed_by_inline});
       recipe_keys[e.origin] = std::move(keys);
       entries.push_back(std::move(e));
@@ -355,7 +337,7 @@ StepOutput AptStep::plan(const StepContext& context) const {
     const apt::Package& p = resolution.install[i].package;
     switch (section.layers) {
       case recipe::AptLayers::kOne: return "apt";
-      case recipe::AptLayers::kPerOrigin: return "apt-" + host_of(indexes.sources.at(static_cast<size_t>(p.origin)).entry.url);
+      case recipe::AptLayers::kPerOrigin: return "apt-" + net::host_port(indexes.sources.at(static_cast<size_t>(p.origin)).entry.url);
       case recipe::AptLayers::kPerPackage:
         if (section.layer_budget == 0 || i + 1 < section.layer_budget) return "apt-" + p.name;
         return "apt-rest";

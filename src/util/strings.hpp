@@ -15,6 +15,8 @@ std::string ascii_lower(std::string_view s);
 bool iequals(std::string_view a, std::string_view b);
 // Every piece between `sep`s, empty ones included ("a,,b" -> "a", "", "b").
 std::vector<std::string_view> split(std::string_view s, char sep);
+// The words of `s`: runs of characters other than space, tab, CR and LF (empty words dropped).
+std::vector<std::string> split_words(std::string_view s);
 // The parts with `sep` between each two.
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
 
