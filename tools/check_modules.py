@@ -36,7 +36,7 @@ DEPENDS = {
     "sandbox": ["util", "entries"],
     # The recipe checks python requirement strings, GPU targets and base references as it loads.
     "recipe": ["util", "net", "image", "python", "therock", "registry", "apt"],
-    "plan": ["util", "entries", "net", "store", "image", "assemble", "fetch", "recipe", "python", "therock", "apt"],
+    "plan": ["util", "entries", "net", "store", "image", "assemble", "fetch", "recipe", "python", "therock", "apt", "sandbox"],
     # What images hold (packages, files) and how two differ; reads any image, never builds one.
     "inventory": ["util", "entries", "store", "image", "output", "registry"],
     # SBOM documents (SPDX, CycloneDX) from plain component records.

@@ -32,16 +32,6 @@ class ProgressSink final : public ByteSink {
   uint64_t reported_ = 0;
 };
 
-const char* type_code(EntryType t) {
-  switch (t) {
-    case EntryType::kFile: return "f";
-    case EntryType::kDirectory: return "d";
-    case EntryType::kSymlink: return "l";
-    case EntryType::kHardlink: return "h";
-  }
-  return "?";
-}
-
 nlohmann::json record_of(const ImageLayer& l) {
   return {{"mediaType", l.blob.media_type},
           {"digest", l.blob.digest},
@@ -90,15 +80,7 @@ std::string LayerBuilder::listing_key(const std::vector<Entry>& entries, bool qu
   std::string head = "rockpack-layer-v1\ncompression=" + options_.compression.str() +
                      "\nmtime=" + std::to_string(options_.mtime) + "\n";
   h.update(head);
-  for (const auto& e : entries) {
-    std::string line = std::string(type_code(e.type)) + "\t" + e.path + "\t" + std::to_string(e.mode) + "\t" +
-                       std::to_string(e.uid) + ":" + std::to_string(e.gid) + "\t" + e.link_target + "\t" +
-                       std::to_string(e.size()) + "\t" +
-                       (e.content ? (quick ? e.content->quick_key() : e.content->content_key()) : "");
-    for (const auto& [k, v] : e.xattrs) line += "\tx:" + k + "=" + sha256_hex(v);
-    line += "\n";
-    h.update(line);
-  }
+  hash_entry_listing(h, entries, quick);
   return h.finish_digest();
 }
 

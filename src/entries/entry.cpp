@@ -148,4 +148,28 @@ void finalize_entries(std::vector<Entry>& entries) {
   entries = std::move(out);
 }
 
+namespace {
+const char* type_code(EntryType t) {
+  switch (t) {
+    case EntryType::kFile: return "f";
+    case EntryType::kDirectory: return "d";
+    case EntryType::kSymlink: return "l";
+    case EntryType::kHardlink: return "h";
+  }
+  return "?";
+}
+}  // namespace
+
+void hash_entry_listing(Sha256& h, const std::vector<Entry>& entries, bool quick) {
+  for (const auto& e : entries) {
+    std::string line = std::string(type_code(e.type)) + "\t" + e.path + "\t" + std::to_string(e.mode) + "\t" +
+                       std::to_string(e.uid) + ":" + std::to_string(e.gid) + "\t" + e.link_target + "\t" +
+                       std::to_string(e.size()) + "\t" +
+                       (e.content ? (quick ? e.content->quick_key() : e.content->content_key()) : "");
+    for (const auto& [k, v] : e.xattrs) line += "\tx:" + k + "=" + sha256_hex(v);
+    line += "\n";
+    h.update(line);
+  }
+}
+
 }  // namespace rp

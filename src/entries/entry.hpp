@@ -90,4 +90,10 @@ std::string normalize_image_path(const std::string& path, const std::string& ori
 // Hardlink targets must exist in the list as regular files and sort before the link.
 void finalize_entries(std::vector<Entry>& entries);
 
+class Sha256;
+// Feeds `h` one line per entry: type, path, mode, owner, link, size, content identity (the content
+// key, or with `quick` the quick key) and xattrs. Whatever changes a layer's bytes changes these
+// lines: the layer cache and the run step's parent identity hash them.
+void hash_entry_listing(Sha256& h, const std::vector<Entry>& entries, bool quick);
+
 }  // namespace rp

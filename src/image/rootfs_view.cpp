@@ -2,15 +2,12 @@
 
 #include <archive.h>
 #include <archive_entry.h>
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <vector>
 
-#include "image/media_types.hpp"
+#include "image/layer_archive.hpp"
 #include "entries/path_parts.hpp"
 #include "util/digest.hpp"
 #include "util/error.hpp"
@@ -39,56 +36,6 @@ std::optional<std::string> member_key(std::string_view path) {
 std::string base_of(const std::string& key) {
   size_t slash = key.rfind('/');
   return slash == std::string::npos ? key : key.substr(slash + 1);
-}
-
-// Feeds libarchive from a store blob while hashing it, so a corrupt blob is noticed even though
-// libarchive reads the file itself. C callbacks: nothing may throw through them.
-struct VerifyingBlobReader {
-  int fd = -1;
-  Sha256 sha;
-  std::vector<char> buffer = std::vector<char>(1 << 20);
-  std::string error;
-
-  static la_ssize_t read(archive* a, void* self_ptr, const void** out) {
-    auto* self = static_cast<VerifyingBlobReader*>(self_ptr);
-    ssize_t n;
-    do n = ::read(self->fd, self->buffer.data(), self->buffer.size());
-    while (n < 0 && errno == EINTR);
-    if (n < 0) {
-      self->error = std::strerror(errno);
-      archive_set_error(a, errno, "%s", self->error.c_str());
-      return -1;
-    }
-    self->sha.update(self->buffer.data(), static_cast<size_t>(n));
-    *out = self->buffer.data();
-    return n;
-  }
-
-  // Hashes what libarchive did not need (the padding after the end-of-archive blocks).
-  std::string finish() {
-    for (;;) {
-      ssize_t n = ::read(fd, buffer.data(), buffer.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) throw Error(std::string("cannot read layer blob: ") + std::strerror(errno));
-      if (n == 0) break;
-      sha.update(buffer.data(), static_cast<size_t>(n));
-    }
-    return sha.finish_digest();
-  }
-};
-
-void enable_filter_for(archive* a, const Descriptor& layer) {
-  const std::string& mt = layer.media_type;
-  if (mt == media::kOciLayerGzip || mt == media::kDockerLayerGzip || mt == media::kDockerForeignLayerGzip) {
-    archive_read_support_filter_gzip(a);
-  } else if (mt == media::kOciLayerZstd) {
-    archive_read_support_filter_zstd(a);
-  } else if (mt == media::kOciLayerTar || mt == "application/vnd.docker.image.rootfs.diff.tar") {
-    // uncompressed: no filter
-  } else {
-    throw Error("layer " + layer.digest + " has the unsupported media type '" + mt + "'",
-                "only tar, tar+gzip and tar+zstd layers can be read");
-  }
 }
 
 // One member of a layer, collected before it is applied (whiteouts apply to the layers below only,
@@ -170,20 +117,9 @@ void RootfsView::put(const std::string& original_key, Stored stored) {
 }
 
 void RootfsView::add_layer(const ContentStore& store, const Descriptor& layer, const KeepContent& keep) {
-  std::string where = "layer " + layer.digest;
-  fs::path file = store.blob_path(layer.digest);
-  VerifyingBlobReader reader;
-  reader.fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (reader.fd < 0) throw Error("cannot open " + where + " in the store: " + std::strerror(errno));
-  UniqueFd fd_owner(reader.fd);
-
-  archive* a = archive_read_new();
-  std::unique_ptr<archive, decltype(&archive_read_free)> owner(a, archive_read_free);
-  archive_read_support_format_tar(a);
-  archive_read_support_format_gnutar(a);
-  enable_filter_for(a, layer);
-  if (archive_read_open(a, &reader, nullptr, &VerifyingBlobReader::read, nullptr) != ARCHIVE_OK)
-    throw Error("cannot read " + where + ": " + (archive_error_string(a) ? archive_error_string(a) : "unknown error"));
+  LayerArchive layer_archive(store, layer);
+  archive* a = layer_archive.get();
+  const std::string& where = layer_archive.where();
 
   std::vector<LayerMember> members;
   std::vector<std::string> whiteouts;        // keys removed with their subtree
@@ -243,12 +179,9 @@ void RootfsView::add_layer(const ContentStore& store, const Descriptor& layer, c
     members.push_back(std::move(m));
   }
   if (r != ARCHIVE_EOF)
-    throw Error("cannot read " + where + ": " + (archive_error_string(a) ? archive_error_string(a) : "unknown error"),
+    throw Error("cannot read " + where + ": " + layer_archive.error(),
                 "the blob may be corrupt; remove it from the store and pull again");
-  std::string actual = reader.finish();
-  if (actual != layer.digest)
-    throw Error(where + " does not match its digest (read " + actual + ")",
-                "the store copy is corrupt; remove it from the store and pull again");
+  layer_archive.verify_digest();
 
   for (const auto& dir : opaque_dirs) remove_subtree(dir, true);
   for (const auto& key : whiteouts) remove_subtree(key, false);

@@ -2,7 +2,7 @@
 // each step sees the image the earlier ones made (its RootfsView), so a step comes after what it
 // reads. The base (make_plan) comes before all of them.
 //
-//   base -> [packages (apt), accounts] -> files -> python | rocm -> [run] -> login-env
+//   base -> [packages (apt), accounts] -> files -> python | rocm -> run -> login-env
 //
 // The order the data asks for puts `files:` after python and rocm (a recipe's files may overwrite
 // what packages installed). Images built before this seam put the recipe's files first, and their
@@ -18,6 +18,7 @@
 #include "plan/login_env.hpp"
 #include "plan/python_step.hpp"
 #include "plan/rocm_step.hpp"
+#include "plan/run_step.hpp"
 
 namespace rp {
 
@@ -29,7 +30,7 @@ const std::vector<std::unique_ptr<Step>>& build_steps() {
     s.push_back(std::make_unique<FilesStep>());
     s.push_back(std::make_unique<PythonStep>());  // python: without rocm:
     s.push_back(std::make_unique<RocmStep>());    // rocm: with its python: (one resolution)
-    // (run: here)
+    s.push_back(std::make_unique<RunStep>());  // run: commands in the sandbox, on everything above
     s.push_back(std::make_unique<LoginEnvStep>());
     return s;
   }();

@@ -177,6 +177,24 @@ struct AccountsSection {
   std::vector<AccountUser> users;
 };
 
+// `run:` — one command run in the sandbox on the image built so far; its changes are one layer
+// (docs/run.md).
+struct RunItem {
+  SourceLocation where;
+  std::string name;                       // default: "run-<n>" (1-based)
+  std::optional<std::string> shell;       // `shell: |` — run by /bin/sh -c
+  std::vector<std::string> command;       // `command: [...]` — exec'd directly
+  std::vector<std::pair<std::string, std::string>> env;
+  std::string user;     // "name", "uid", "name:group", "uid:gid"; empty: the base image's User, else root
+  std::string workdir;  // empty: the base image's WorkingDir, else "/"
+  bool network = false;
+  bool keep_litter = false;   // keep /tmp, apt caches and lists, /var/log changes in the layer
+  bool keep_pycache = false;  // keep the __pycache__ directories the command created
+  uint32_t timeout_seconds = 3600;
+  std::string layer;                      // default: the item's name
+  std::vector<std::filesystem::path> cache_key;  // host files whose contents join the cache key
+};
+
 struct Recipe {
   fs::path file;
   std::vector<fs::path> included;  // fragments, in merge order
@@ -201,6 +219,7 @@ struct Recipe {
   std::optional<AccountsSection> accounts;
   std::optional<PythonSection> python;
   std::optional<RocmSection> rocm;
+  std::vector<RunItem> run;  // in order; fragments' items first
 };
 
 struct LoadOptions {

@@ -7,7 +7,8 @@ namespace rp::recipe {
 namespace {
 
 const std::vector<std::string> kRunKeys = {"name", "shell", "command", "env", "user", "workdir",
-                                           "network", "timeout", "layer", "cache_key"};
+                                           "network", "timeout", "layer", "cache_key",
+                                           "keep_litter", "keep_pycache"};
 constexpr uint32_t kMaxTimeout = 7 * 24 * 3600;
 
 void read_item(const DocumentReader& in, const YAML::Node& node, size_t index, std::vector<RunItem>& items) {
@@ -52,8 +53,10 @@ void read_item(const DocumentReader& in, const YAML::Node& node, size_t index, s
     }
   }
   if (auto n = node["user"]) item.user = in.text(n, "user").value_or("");
-  if (auto n = node["workdir"]) item.workdir = in.image_path(n, "workdir").value_or("/");
+  if (auto n = node["workdir"]) item.workdir = in.image_path(n, "workdir").value_or("");
   if (auto n = node["network"]) item.network = in.boolean(n, "network").value_or(false);
+  if (auto n = node["keep_litter"]) item.keep_litter = in.boolean(n, "keep_litter").value_or(false);
+  if (auto n = node["keep_pycache"]) item.keep_pycache = in.boolean(n, "keep_pycache").value_or(false);
   if (auto n = node["timeout"]) {
     auto t = in.number(n, "timeout", 10, kMaxTimeout);
     if (t && *t == 0) in.error(n, "timeout: must be at least 1 (seconds)");

@@ -1,16 +1,24 @@
 #include "sandbox/materialize.hpp"
 
+#include <archive.h>
+#include <archive_entry.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <sstream>
 
+#include "entries/path_parts.hpp"
 #include "util/error.hpp"
+#include "util/fs.hpp"
 
 namespace fs = std::filesystem;
 
@@ -37,75 +45,168 @@ class FdSink final : public ByteSink {
   std::string path_;
 };
 
-[[noreturn]] void fail(const Entry& e, const std::string& what) {
-  throw Error("cannot write " + e.path + " (" + e.origin + ") into the sandbox's root: " + what);
-}
+// One path to write, from a planned entry or a layer tar's member.
+struct Member {
+  std::string path;  // relative, normalized
+  EntryType type = EntryType::kFile;
+  uint32_t mode = 0644;
+  uint32_t uid = 0, gid = 0;
+  std::string link;  // symlink target as written; hardlink target path (relative)
+  std::map<std::string, std::string> xattrs;
+  std::string origin;
+};
 
-// Refuses a path whose parent directories include a symlink: writing through it could leave `root`.
-void check_parents(const fs::path& root, const Entry& e) {
-  fs::path at = root;
-  fs::path rel(e.path);
-  for (auto it = rel.begin(); it != rel.end() && std::next(it) != rel.end(); ++it) {
-    at /= *it;
-    struct stat st {};
-    if (::lstat(at.c_str(), &st) != 0) return;  // created below
-    if (!S_ISDIR(st.st_mode)) fail(e, at.string() + " is not a directory");
+// Writes into a root directory the way a container runtime extracts a layer: symlinks in a path's
+// parent directories are followed, but always inside the root (openat2's RESOLVE_IN_ROOT: an
+// absolute link such as lib -> /usr/lib means <root>/usr/lib, and ".." stops at the root), so an
+// image can never make rockpack write outside `root`. Missing parents become 0755 root directories.
+class RootWriter {
+ public:
+  explicit RootWriter(const fs::path& root) : root_(root) {
+    rootfd_ = UniqueFd(::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (rootfd_.get() < 0) throw Error("cannot open the sandbox's root " + root.string() + ": " + strerror(errno));
   }
-}
 
-void remove_existing(const fs::path& path, bool keep_directory) {
-  struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0) return;
-  if (keep_directory && S_ISDIR(st.st_mode)) return;
-  fs::remove_all(path);
-}
-
-void write_entry(const Entry& e, const fs::path& root) {
-  check_parents(root, e);
-  fs::path path = root / e.path;
-  std::error_code ec;
-  fs::create_directories(path.parent_path(), ec);
-  if (ec) fail(e, ec.message());
-  switch (e.type) {
-    case EntryType::kDirectory:
-      remove_existing(path, true);
-      if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) fail(e, strerror(errno));
-      break;
-    case EntryType::kFile: {
-      remove_existing(path, false);
-      int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-      if (fd < 0) fail(e, strerror(errno));
-      try {
-        FdSink sink(fd, path.string());
-        if (e.content) e.content->write_to(sink);
-      } catch (...) {
-        ::close(fd);
-        throw;
+  // The directory holding `path`, opened (O_PATH) with symlinks resolved inside the root, created
+  // when missing (or, without `create`, an fd of -1); `name` gets the last component.
+  UniqueFd parent(const Member& m, std::string& name, bool create = true) {
+    auto parts = path_components(m.path);
+    if (parts.empty()) fail(m, "empty path");
+    name = parts.back();
+    parts.pop_back();
+    UniqueFd dir(::fcntl(rootfd_.get(), F_DUPFD_CLOEXEC, 0));
+    std::string so_far;
+    for (const auto& part : parts) {
+      so_far += (so_far.empty() ? "" : "/") + part;
+      UniqueFd next = open_in_root(so_far);
+      if (next.get() < 0 && errno == ENOENT) {
+        if (!create) return UniqueFd();
+        // Missing: make it in the directory resolved so far (a dangling link is not followed).
+        if (::mkdirat(dir.get(), part.c_str(), 0755) != 0 && errno != EEXIST) fail(m, "cannot create " + so_far + ": " + strerror(errno));
+        next = open_in_root(so_far);
       }
-      ::close(fd);
-      break;
+      if (next.get() < 0) {
+        if (errno == ENOTDIR || errno == ENOENT)
+          fail(m, so_far + " is not a directory (or a symlink to one inside the image)");
+        fail(m, "cannot open " + so_far + ": " + strerror(errno));
+      }
+      dir = std::move(next);
     }
-    case EntryType::kSymlink:
-      remove_existing(path, false);
-      if (::symlink(e.link_target.c_str(), path.c_str()) != 0) fail(e, strerror(errno));
-      break;
-    case EntryType::kHardlink:
-      remove_existing(path, false);
-      if (::link((root / e.link_target).c_str(), path.c_str()) != 0) fail(e, strerror(errno));
-      return;  // the link shares its target's owner and mode
+    return dir;
   }
-  if (::lchown(path.c_str(), e.uid, e.gid) != 0 && geteuid() == 0) fail(e, strerror(errno));
-  if (e.type != EntryType::kSymlink && ::chmod(path.c_str(), e.mode) != 0) fail(e, strerror(errno));
-}
+
+  // Removes what is at `name` in `dir` (a whole directory tree included), unless it is a directory
+  // and `keep_directory`.
+  void remove(int dir, const std::string& name, bool keep_directory) {
+    struct stat st {};
+    if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return;
+    if (S_ISDIR(st.st_mode)) {
+      if (keep_directory) return;
+      std::error_code ec;
+      fs::remove_all(fd_path(dir) / name, ec);
+    } else {
+      ::unlinkat(dir, name.c_str(), 0);
+    }
+  }
+
+  // Writes one member; `write_content` fills a regular file's descriptor.
+  void write(const Member& m, const std::function<void(int fd, const std::string& where)>& write_content) {
+    std::string name;
+    UniqueFd dir = parent(m, name);
+    const int d = dir.get();
+    uint32_t mode = m.mode & 07777;
+    if (!is_root_ && m.type == EntryType::kDirectory) mode |= 0700;  // rootless: we must still write into it
+    switch (m.type) {
+      case EntryType::kDirectory: {
+        remove(d, name, true);
+        if (::mkdirat(d, name.c_str(), 0700) != 0 && errno != EEXIST) fail(m, strerror(errno));
+        owner_and_mode(m, d, name, mode);
+        break;
+      }
+      case EntryType::kFile: {
+        remove(d, name, false);
+        UniqueFd fd(::openat(d, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
+        if (fd.get() < 0) fail(m, strerror(errno));
+        write_content(fd.get(), m.path);
+        for (const auto& [key, value] : m.xattrs)
+          (void)::fsetxattr(fd.get(), key.c_str(), value.data(), value.size(), 0);  // best effort: tmpfs lacks some
+        if (::fchown(fd.get(), m.uid, m.gid) != 0 && is_root_) fail(m, strerror(errno));
+        if (::fchmod(fd.get(), mode) != 0) fail(m, strerror(errno));  // after chown, which clears setuid
+        break;
+      }
+      case EntryType::kSymlink:
+        remove(d, name, false);
+        if (::symlinkat(m.link.c_str(), d, name.c_str()) != 0) fail(m, strerror(errno));
+        if (::fchownat(d, name.c_str(), m.uid, m.gid, AT_SYMLINK_NOFOLLOW) != 0 && is_root_) fail(m, strerror(errno));
+        break;
+      case EntryType::kHardlink: {
+        Member target{m.link, EntryType::kFile, 0, 0, 0, {}, {}, m.origin};
+        std::string target_name;
+        UniqueFd target_dir = parent(target, target_name);
+        remove(d, name, false);
+        if (::linkat(target_dir.get(), target_name.c_str(), d, name.c_str(), 0) != 0)
+          fail(m, "cannot link to " + m.link + ": " + strerror(errno));
+        break;  // the link shares its target's owner and mode
+      }
+    }
+  }
+
+  fs::path fd_path(int fd) const { return fs::path("/proc/self/fd") / std::to_string(fd); }
+
+  [[noreturn]] static void fail(const Member& m, const std::string& what) {
+    throw Error("cannot write " + m.path + (m.origin.empty() ? "" : " (" + m.origin + ")") +
+                " into the sandbox's root: " + what);
+  }
+
+ private:
+  UniqueFd open_in_root(const std::string& rel) const {
+    open_how how{};
+    how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV;
+    long fd = ::syscall(SYS_openat2, rootfd_.get(), rel.c_str(), &how, sizeof how);
+    if (fd < 0 && errno == ENOSYS)
+      throw Error("the kernel lacks openat2(2) (Linux 5.6 or newer is needed to build a sandbox's root safely)");
+    return UniqueFd(static_cast<int>(fd));
+  }
+
+  void owner_and_mode(const Member& m, int d, const std::string& name, uint32_t mode) {
+    if (::fchownat(d, name.c_str(), m.uid, m.gid, AT_SYMLINK_NOFOLLOW) != 0 && is_root_) fail(m, strerror(errno));
+    if (::fchmodat(d, name.c_str(), mode, 0) != 0) fail(m, strerror(errno));
+  }
+
+  fs::path root_;
+  UniqueFd rootfd_;
+  bool is_root_ = ::geteuid() == 0;
+};
 
 std::string base_of(const std::string& path) {
   auto slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-std::string parent_of(const std::string& path) {
-  auto slash = path.rfind('/');
-  return slash == std::string::npos ? std::string() : path.substr(0, slash);
+constexpr const char* kOpaque = ".wh..wh..opq";
+
+// Removes every child of `dir` (relative) except those named in `keep`.
+void clear_directory(RootWriter& writer, const std::string& dir, const std::set<std::string>& keep, const std::string& origin) {
+  Member marker{dir + "/" + kOpaque, EntryType::kFile, 0, 0, 0, {}, {}, origin};
+  std::string ignored;
+  UniqueFd d = writer.parent(marker, ignored, false);
+  if (d.get() < 0) return;
+  std::error_code ec;
+  std::vector<std::string> names;
+  for (fs::directory_iterator it(writer.fd_path(d.get()), ec), end; !ec && it != end; it.increment(ec))
+    names.push_back(it->path().filename().string());
+  for (const auto& n : names)
+    if (!keep.count(n)) writer.remove(d.get(), n, false);
+}
+
+void apply_whiteout(RootWriter& writer, const std::string& path, const std::string& origin) {
+  std::string base = base_of(path);
+  Member hidden{parent_key(path).empty() ? base.substr(4) : parent_key(path) + "/" + base.substr(4),
+                EntryType::kFile, 0, 0, 0, {}, {}, origin};
+  std::string name;
+  UniqueFd d = writer.parent(hidden, name, false);
+  if (d.get() >= 0) writer.remove(d.get(), name, false);
 }
 
 bool is_number(const std::string& s) { return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos; }
@@ -117,7 +218,7 @@ std::optional<uint32_t> lookup(const fs::path& file, const std::string& name, in
     std::vector<std::string> parts;
     std::stringstream fields(line);
     for (std::string part; std::getline(fields, part, ':');) parts.push_back(part);
-    if (parts.size() > static_cast<size_t>(field) && parts[0] == name && is_number(parts[field]))
+    if (parts.size() > static_cast<size_t>(field) && parts[0] == name && is_number(parts[field]) && parts[field].size() < 10)
       return static_cast<uint32_t>(std::stoul(parts[field]));
   }
   return std::nullopt;
@@ -126,21 +227,91 @@ std::optional<uint32_t> lookup(const fs::path& file, const std::string& name, in
 }  // namespace
 
 void materialize_layer(const std::vector<Entry>& entries, const fs::path& root) {
+  RootWriter writer(root);
   // Whiteouts hide what lower layers hold, never what this layer itself adds: apply them first.
   for (const auto& e : entries) {
     std::string base = base_of(e.path);
     if (base.rfind(".wh.", 0) != 0) continue;
-    check_parents(root, e);
-    fs::path dir = root / parent_of(e.path);
-    if (base == ".wh..wh..opq") {
-      std::error_code ec;
-      for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) fs::remove_all(it->path());
-    } else {
-      fs::remove_all(dir / base.substr(4));
-    }
+    if (base == kOpaque) clear_directory(writer, parent_key(e.path), {}, e.origin);
+    else apply_whiteout(writer, e.path, e.origin);
   }
-  for (const auto& e : entries)
-    if (base_of(e.path).rfind(".wh.", 0) != 0) write_entry(e, root);
+  for (const auto& e : entries) {
+    if (base_of(e.path).rfind(".wh.", 0) == 0) continue;
+    Member m{e.path, e.type, e.mode, e.uid, e.gid, e.link_target, e.xattrs, e.origin};
+    writer.write(m, [&](int fd, const std::string& where) {
+      FdSink sink(fd, where);
+      if (e.content) e.content->write_to(sink);
+    });
+  }
+}
+
+void materialize_archive(archive* a, const fs::path& root, const std::string& where) {
+  RootWriter writer(root);
+  // A layer's whiteouts hide lower layers only. Members come in the tar's order, so an opaque marker
+  // may follow children of its directory that this layer wrote: those are kept.
+  std::set<std::string> written;  // paths this layer wrote
+  archive_entry* e;
+  int r;
+  std::vector<char> chunk(1 << 20);
+  while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
+    const char* raw = archive_entry_pathname(e);
+    std::string path;
+    bool escapes = false;
+    for (const auto& part : path_components(raw ? raw : "")) {
+      if (part == "..") escapes = true;
+      path += (path.empty() ? "" : "/") + part;
+    }
+    if (path.empty() || escapes) continue;  // the root itself; traversal members are refused when the base is checked
+    std::string base = base_of(path);
+    if (base == kOpaque) {
+      std::set<std::string> keep;
+      std::string dir = parent_key(path);
+      std::string prefix = dir.empty() ? "" : dir + "/";
+      for (auto it = written.lower_bound(prefix); it != written.end() && it->compare(0, prefix.size(), prefix) == 0; ++it)
+        keep.insert(path_components(it->substr(prefix.size())).front());
+      clear_directory(writer, dir, keep, where);
+      continue;
+    }
+    if (base.rfind(".wh.", 0) == 0) {
+      apply_whiteout(writer, path, where);
+      continue;
+    }
+    Member m;
+    m.path = path;
+    m.origin = where;
+    m.mode = archive_entry_perm(e) & 07777;
+    m.uid = static_cast<uint32_t>(archive_entry_uid(e));
+    m.gid = static_cast<uint32_t>(archive_entry_gid(e));
+    if (const char* hard = archive_entry_hardlink(e)) {
+      m.type = EntryType::kHardlink;
+      for (const auto& part : path_components(hard)) m.link += (m.link.empty() ? "" : "/") + part;
+    } else {
+      switch (archive_entry_filetype(e)) {
+        case AE_IFREG: m.type = EntryType::kFile; break;
+        case AE_IFDIR: m.type = EntryType::kDirectory; break;
+        case AE_IFLNK:
+          m.type = EntryType::kSymlink;
+          m.link = archive_entry_symlink(e) ? archive_entry_symlink(e) : "";
+          break;
+        default: continue;  // devices and fifos: the sandbox brings its own /dev
+      }
+    }
+    archive_entry_xattr_reset(e);
+    const char* xname;
+    const void* xvalue;
+    size_t xsize;
+    while (archive_entry_xattr_next(e, &xname, &xvalue, &xsize) == ARCHIVE_OK)
+      m.xattrs[xname] = std::string(static_cast<const char*>(xvalue), xsize);
+    writer.write(m, [&](int fd, const std::string& file) {
+      FdSink sink(fd, file);
+      la_ssize_t n;
+      while ((n = archive_read_data(a, chunk.data(), chunk.size())) > 0) sink.write(chunk.data(), static_cast<size_t>(n));
+      if (n < 0) throw Error("cannot read " + file + " in " + where + ": " + archive_error_string(a));
+    });
+    written.insert(path);
+  }
+  if (r != ARCHIVE_EOF)
+    throw Error("cannot read " + where + ": " + (archive_error_string(a) ? archive_error_string(a) : "unknown error"));
 }
 
 SandboxUser resolve_user(const fs::path& root, const std::string& user, const std::string& origin) {
@@ -149,25 +320,25 @@ SandboxUser resolve_user(const fs::path& root, const std::string& user, const st
   auto colon = user.find(':');
   std::string name = user.substr(0, colon);
   std::string group = colon == std::string::npos ? std::string() : user.substr(colon + 1);
-  if (is_number(name)) {
+  if (is_number(name) && name.size() < 10) {
     result.uid = static_cast<uint32_t>(std::stoul(name));
     result.gid = result.uid;
   } else {
     auto uid = lookup(root / "etc/passwd", name, 2);
     if (!uid)
       throw InputError(origin + ": user '" + name + "' is not in the image's /etc/passwd",
-                       "create the user in an earlier step, or give a numeric uid");
+                       "create the user in an earlier step (accounts:), or give a numeric uid");
     result.uid = *uid;
     result.gid = lookup(root / "etc/passwd", name, 3).value_or(*uid);
   }
   if (!group.empty()) {
-    if (is_number(group)) {
+    if (is_number(group) && group.size() < 10) {
       result.gid = static_cast<uint32_t>(std::stoul(group));
     } else {
       auto gid = lookup(root / "etc/group", group, 2);
       if (!gid)
         throw InputError(origin + ": group '" + group + "' is not in the image's /etc/group",
-                         "create the group in an earlier step, or give a numeric gid");
+                         "create the group in an earlier step (accounts:), or give a numeric gid");
       result.gid = *gid;
     }
   }

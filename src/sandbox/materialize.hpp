@@ -2,8 +2,9 @@
 // Writes the root filesystem built so far into a directory the sandbox can chroot into: one layer's
 // entries at a time, lowest first, so OCI whiteouts (".wh.<name>", ".wh..wh..opq") of a layer
 // remove what lower layers wrote. Contents stream from each entry's ContentSource; modes, owners,
-// symlinks and hard links are kept. A path whose parent is a symlink is refused, so an image can
-// never make rockpack write outside `root`.
+// symlinks, hard links and file xattrs are kept. Symlinks in a path's parents are followed the way a
+// container runtime follows them (usrmerge: bin -> usr/bin), but resolved inside `root` only
+// (openat2 RESOLVE_IN_ROOT), so an image can never make rockpack write outside `root`.
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -11,9 +12,16 @@
 
 #include "entries/entry.hpp"
 
+struct archive;  // libarchive's reader handle
+
 namespace rp {
 
 void materialize_layer(const std::vector<Entry>& entries, const std::filesystem::path& root);
+
+// The same for a layer tar read with libarchive (a base image's layer): every member up to the end
+// of the archive. Devices and fifos are skipped (the sandbox mounts its own /dev); members with ".."
+// are skipped. Throws rp::Error naming `where` for an unreadable archive.
+void materialize_archive(::archive* a, const std::filesystem::path& root, const std::string& where);
 
 struct SandboxUser {
   uint32_t uid = 0;

@@ -52,14 +52,27 @@ TEST_CASE("materialize: layers stack -- whiteouts and opaque dirs remove lower p
   CHECK(fs::read_symlink(root / "bin/alias") == "tool");
 }
 
-TEST_CASE("materialize: a path through a symlink is refused (nothing is written outside the root)") {
+TEST_CASE("materialize: symlinks in a path resolve inside the root, never outside it") {
   TempDir dir;
   fs::path root = dir.path / "root";
   fs::create_directories(root);
   fs::create_directories(dir.path / "outside");
-  materialize_layer({make("escape", EntryType::kSymlink, (dir.path / "outside").string())}, root);
+  // An absolute link to a host directory means that path inside the root; a ".." link stops at the root.
+  materialize_layer({make("escape", EntryType::kSymlink, (dir.path / "outside").string()),
+                     make("up", EntryType::kSymlink, "../../../.."), make("usr", EntryType::kDirectory),
+                     make("usr/bin", EntryType::kDirectory), make("usr/lib", EntryType::kDirectory), make("bin", EntryType::kSymlink, "usr/bin"),
+                     make("lib", EntryType::kSymlink, "/usr/lib")},
+                    root);
+  // A dangling link is not followed and not replaced by a directory: refused.
   CHECK_THROWS_AS(materialize_layer({make("escape/file", EntryType::kFile, "x")}, root), Error);
+  materialize_layer({make("up/file", EntryType::kFile, "u"), make("bin/tool", EntryType::kFile, "t"),
+                     make("lib/x/libx.so", EntryType::kFile, "l")},
+                    root);
   CHECK_FALSE(fs::exists(dir.path / "outside/file"));
+  CHECK(read_file(root / "file") == "u");              // up/ resolved to the root itself
+  CHECK(read_file(root / "usr/bin/tool") == "t");      // merged /usr: bin -> usr/bin
+  CHECK(read_file(root / "usr/lib/x/libx.so") == "l");  // absolute link, inside the root; x/ made
+  CHECK(fs::is_symlink(root / "bin"));
 }
 
 TEST_CASE("resolve_user: names from the image's passwd and group, numbers as given") {

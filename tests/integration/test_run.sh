@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# run: commands in the sandbox, their changes as layers (docs/run.md). On a scratch image with a
+# static busybox (sh, nc, chown, id), checked with umoci unpack and the layer tars themselves:
+#  - a file created, one changed, one deleted (a whiteout in the layer, gone after umoci unpack), a
+#    directory removed and made again (an opaque directory: the lower children do not show through);
+#  - build litter (/tmp, /var/log) left out; the item's env and the image's Env reach the command;
+#  - user: and workdir: (a missing workdir is made); files the user writes keep its uid;
+#  - a warm build runs nothing and gives the same digest; a cold build in another store too;
+#    a changed cache_key file runs the item again;
+#  - a failing command: exit 1, its exit code and last lines in the message, no output written;
+#  - a timeout; no network by default (a loopback server is unreachable), network: true reaches it.
+source "$(dirname "$0")/lib/common.sh"
+need umoci; need file; need python3
+[ "$(id -u)" -eq 0 ] || skip "the sandbox's checks here need root (chroot, namespaces, other uids)"
+export SOURCE_DATE_EPOCH=1700000000
+BUSYBOX=$(static_busybox)
+cd "$WORK"
+mkdir -p ctx
+cp "$BUSYBOX" ctx/busybox
+
+# The base: busybox as /bin/sh and friends, and the files the run step will change.
+cat >base.yaml <<'EOF'
+name: run-base
+files:
+  - {src: busybox, dest: /bin/busybox, mode: 0755}
+  - {content: "keep\n", dest: /etc/keep}
+  - {content: "old\n", dest: /etc/change}
+  - {content: "gone\n", dest: /etc/gone}
+  - {content: "a\n", dest: /opt/dir/a}
+  - {content: "b\n", dest: /opt/dir/b}
+symlinks:
+  - {path: /bin/sh, target: busybox}
+env:
+  PATH: /bin
+EOF
+cp base.yaml ctx/
+"$ROCKPACK" --quiet build ctx/base.yaml --cache-dir "$WORK/c" -o "oci:$WORK/img:base" >/dev/null 2>base.log ||
+  fail "base build failed: $(cat base.log)"
+for tool in chown id mkdir rm cat env sleep ls; do echo "  - {path: /bin/$tool, target: busybox}"; done >tools.txt
+
+echo "input-1" >ctx/input.txt
+cat >ctx/run.yaml <<EOF
+name: run-test
+base: oci:$WORK/img:base
+symlinks:
+$(cat tools.txt)
+env:
+  FROM_RECIPE: recipe-value
+run:
+  - name: edit
+    cache_key: [input.txt]
+    env: {FROM_ITEM: item-value}
+    shell: |
+      echo hello-from-edit
+      echo new > /etc/new
+      echo changed > /etc/change
+      rm /etc/gone
+      rm -rf /opt/dir && mkdir /opt/dir && echo c > /opt/dir/c
+      mkdir -p /tmp/x && echo litter > /tmp/x/l
+      mkdir -p /var/log && echo log > /var/log/l
+      env > /etc/step-env
+      mkdir -p /home/u && chown 1000:1000 /home/u
+  - name: as-user
+    user: "1000:1000"
+    workdir: /home/u/work-made
+    shell: id -u > /home/u/uid; pwd > /home/u/pwd
+  - name: second-layer
+    command: [/bin/sh, -c, "echo second > /etc/second"]
+EOF
+"$ROCKPACK" build ctx/run.yaml --cache-dir "$WORK/c" -o "oci:$WORK/img:run" >d1.txt 2>cold.log || fail "run build failed: $(cat cold.log)"
+D1=$(tail -n 1 d1.txt)
+assert_contains "$(cat cold.log)" "hello-from-edit" "the command's output is in the log"
+umoci unpack --image "$WORK/img:run" u >/dev/null
+R=u/rootfs
+assert_eq "$(cat $R/etc/new)" "new" "a created file"
+assert_eq "$(cat $R/etc/change)" "changed" "a changed file"
+assert_eq "$(cat $R/etc/keep)" "keep" "an untouched lower file"
+[ ! -e $R/etc/gone ] || fail "a deleted file is still there after umoci unpack"
+assert_eq "$(ls $R/opt/dir | tr '\n' ' ')" "c " "an opaque directory hides the lower children"
+[ ! -e $R/tmp/x ] || fail "/tmp litter reached the image"
+[ ! -e $R/var/log/l ] || fail "/var/log litter reached the image"
+grep -qx "FROM_ITEM=item-value" $R/etc/step-env || fail "the item's env did not reach the command"
+grep -qx "FROM_RECIPE=recipe-value" $R/etc/step-env || fail "the image's Env did not reach the command"
+assert_eq "$(cat $R/home/u/uid)" "1000" "user: runs the command as that uid"
+assert_eq "$(cat $R/home/u/pwd)" "/home/u/work-made" "workdir: is the command's working directory (made when missing)"
+assert_eq "$(stat -c %u:%g $R/home/u/uid)" "1000:1000" "a file the user wrote keeps its owner"
+assert_eq "$(cat $R/etc/second)" "second" "a command: item"
+
+# The layers themselves: one per item, the whiteout and the opaque marker in the first.
+python3 - "$WORK/img" >layers.txt <<'EOF'
+import json, sys, tarfile, os
+root = sys.argv[1]
+index = json.load(open(os.path.join(root, "index.json")))
+m = [d for d in index["manifests"] if d.get("annotations", {}).get("org.opencontainers.image.ref.name") == "run"][0]
+blob = lambda d: os.path.join(root, "blobs", *d.split(":"))
+manifest = json.load(open(blob(m["digest"])))
+config = json.load(open(blob(manifest["config"]["digest"])))
+history = [h for h in config["history"] if not h.get("empty_layer")]
+for h, l in zip(history, manifest["layers"]):
+    if "rockpack run" not in h.get("created_by", ""): continue
+    with tarfile.open(blob(l["digest"])) as t:
+        names = sorted(t.getnames())
+    print(h["created_by"].split(":")[0] + "|" + " ".join(names))
+EOF
+assert_eq "$(wc -l <layers.txt)" "3" "one layer per run item"
+EDIT=$(grep "^rockpack run edit|" layers.txt)
+assert_contains "$EDIT" "etc/.wh.gone" "the deletion is a whiteout"
+assert_contains "$EDIT" "opt/dir/.wh..wh..opq" "the remade directory is opaque"
+case "$EDIT" in *tmp/x*|*var/log/l*) fail "litter in the layer: $EDIT";; esac
+
+# Warm: nothing runs, same digest. Cold in another store: same digest.
+"$ROCKPACK" build ctx/run.yaml --cache-dir "$WORK/c" -o "oci:$WORK/img:run2" >d2.txt 2>warm.log || fail "warm build failed: $(cat warm.log)"
+assert_eq "$(tail -n 1 d2.txt)" "$D1" "a warm build gives the same digest"
+case "$(cat warm.log)" in *hello-from-edit*) fail "the warm build ran the command again";; esac
+assert_contains "$(cat warm.log)" "run edit: cached" "the warm build says the layer was cached"
+"$ROCKPACK" build ctx/run.yaml --cache-dir "$WORK/c2" -o "oci:$WORK/img:run3" >d3.txt 2>cold2.log || fail "second cold build failed: $(cat cold2.log)"
+assert_eq "$(tail -n 1 d3.txt)" "$D1" "two cold builds in two stores give the same digest"
+
+# A changed cache_key input runs the item again.
+echo "input-2" >ctx/input.txt
+"$ROCKPACK" build ctx/run.yaml --cache-dir "$WORK/c" -o "oci:$WORK/img:run4" >/dev/null 2>rerun.log || fail "rebuild failed: $(cat rerun.log)"
+assert_contains "$(cat rerun.log)" "hello-from-edit" "a changed cache_key file runs the item again"
+
+# A failing command: exit 1, its exit code and last lines, nothing written.
+cat >ctx/fail.yaml <<EOF
+name: run-fail
+base: oci:$WORK/img:base
+run:
+  - name: breaks
+    shell: echo about-to-fail; echo second-line >&2; exit 3
+EOF
+rc=0; out=$("$ROCKPACK" build ctx/fail.yaml --cache-dir "$WORK/c" -o "oci:$WORK/failed:x" 2>&1) || rc=$?
+assert_eq "$rc" "1" "a failing command: exit code"
+assert_contains "$out" "exit code 3" "a failing command: its exit code is named"
+assert_contains "$out" "about-to-fail" "a failing command: its last lines are shown"
+assert_contains "$out" "fail.yaml:" "a failing command: the item's place in the recipe"
+[ ! -e "$WORK/failed" ] || fail "a failing command wrote an output"
+
+# A timeout.
+cat >ctx/slow.yaml <<EOF
+name: run-slow
+base: oci:$WORK/img:base
+symlinks: [{path: /bin/sleep, target: busybox}]
+run:
+  - {name: slow, timeout: 1, shell: "sleep 60"}
+EOF
+start=$(date +%s)
+rc=0; out=$("$ROCKPACK" build ctx/slow.yaml --cache-dir "$WORK/c" -o "oci:$WORK/slow:x" 2>&1) || rc=$?
+assert_eq "$rc" "1" "a timeout: exit code"
+assert_contains "$out" "time limit of 1 s" "a timeout is named"
+[ $(( $(date +%s) - start )) -lt 30 ] || fail "the timeout did not stop the command"
+
+# The network: off by default, on with network: true.
+mkdir -p www && echo served >www/index.html
+python3 -m http.server 0 --bind 127.0.0.1 --directory www >http.log 2>&1 &
+track_pid $!
+for _ in $(seq 1 100); do PORT=$(grep -o 'port [0-9]*' http.log | grep -o '[0-9]*' || true); [ -n "$PORT" ] && break; sleep 0.1; done
+[ -n "$PORT" ] || fail "the loopback server did not start"
+# (busybox's static wget crashes in a chroot: its nc speaks HTTP/1.0 just as well.)
+cat >ctx/net.yaml <<EOF
+name: run-net
+base: oci:$WORK/img:base
+symlinks: [{path: /bin/nc, target: busybox}]
+run:
+  - name: fetch
+    shell: |
+      printf 'GET /index.html HTTP/1.0\r\n\r\n' | nc -w 5 127.0.0.1 $PORT > /got
+EOF
+rc=0; out=$("$ROCKPACK" build ctx/net.yaml --cache-dir "$WORK/c" -o "oci:$WORK/net:x" 2>&1) || rc=$?
+assert_eq "$rc" "1" "no network by default: the loopback server is unreachable"
+assert_contains "$out" "can't connect to remote host" "no network by default: the connection is refused"
+sed -i 's/  - name: fetch/  - name: fetch\n    network: true/' ctx/net.yaml
+"$ROCKPACK" --quiet build ctx/net.yaml --cache-dir "$WORK/c" -o "oci:$WORK/net:y" >/dev/null 2>net.log || fail "network: true failed: $(cat net.log)"
+umoci unpack --image "$WORK/net:y" n >/dev/null
+assert_eq "$(tail -n 1 n/rootfs/got)" "served" "network: true reaches the loopback server"
+
+# Recipe mistakes at their file:line:column.
+printf 'name: bad\nrun:\n  - shell: a\n    command: [b]\n  - {shell: x, netwrok: true}\n' >bad.yaml
+rc=0; out=$("$ROCKPACK" validate bad.yaml 2>&1) || rc=$?
+assert_eq "$rc" "2" "bad run items: exit code"
+assert_contains "$out" "both shell: and command:" "shell and command together"
+assert_contains "$out" "bad.yaml:5" "an unknown key at its line"
+echo "test_run: all checks passed"
