@@ -1,0 +1,64 @@
+#pragma once
+// Commands run in the sandbox on the image built so far, each one's file system change a layer,
+// cached in the store: what the `run:` step and the apt step's maintainer scripts share.
+//
+// The image so far (the plan's base and layers, then the layers the calling step made before this
+// job) is written into a directory once, lazily: a build whose jobs are all cached writes nothing.
+// A job's cache key is everything its result can depend on: the image so far (base layers by
+// diff_id, planned layers by their entry listing with content keys), the command, env, user,
+// workdir, network, the litter options and the caller's extra inputs.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "plan/plan.hpp"
+#include "store/content_store.hpp"
+
+namespace rp {
+
+struct SandboxJob {
+  std::string name;    // log prefix ("[name] line") and messages
+  std::string origin;  // where the job comes from, for errors ("recipe.yaml:12:5 run build")
+  std::vector<std::string> argv;
+  std::vector<std::string> env;  // "NAME=value"
+  std::string user;              // "name", "uid", "name:group", "uid:gid"; empty: root
+  std::string workdir = "/";     // made when missing (and then part of the layer), as docker's WORKDIR
+  bool network = false;
+  uint32_t timeout_seconds = 0;  // 0: none
+  bool keep_litter = false;
+  bool keep_pycache = false;
+  std::string extra_key;  // more inputs of the result (e.g. the digests of cache_key files)
+  // Runs on the root before the change is measured: what it writes is not part of the layer.
+  std::function<void(const std::filesystem::path& root)> prepare;
+  // Runs on the root after the change was taken, to remove prepare()'s helpers.
+  std::function<void(const std::filesystem::path& root)> cleanup;
+  std::string failure_hint = "fix the command; nothing was written";
+};
+
+struct SandboxLayerResult {
+  std::vector<Entry> entries;  // finalized; file contents in the store
+  bool cached = false;
+  double seconds = 0;  // running time; 0 when cached
+  std::string key;     // the cache key
+};
+
+class SandboxLayers {
+ public:
+  SandboxLayers(const BuildPlan& plan, ContentStore& store);
+  ~SandboxLayers();
+  // Runs `job` (or finds its layer in the store) on the plan's image with `own_layers` on top: the
+  // layers the calling step made so far, in order, each of them earlier results of this object or
+  // other planned layers. Throws rp::Error with the exit code and the last lines of output when the
+  // command fails or times out.
+  SandboxLayerResult run(const SandboxJob& job, const std::vector<LayerPlan>& own_layers);
+
+ private:
+  class Workspace;
+  const BuildPlan& plan_;
+  ContentStore& store_;
+  std::string plan_identity_;
+  std::unique_ptr<Workspace> workspace_;
+};
+
+}  // namespace rp
