@@ -10,7 +10,7 @@
 #    package at its generated version (and the distribution packages they need), dpkg --verify is
 #    clean, apt-get check passes, /etc/rocm_env.sh puts hipcc on PATH, jenkins is uid/gid 1000 with
 #    home /var/lib/jenkins; the image config has User jenkins and ROCM_PATH, LANG, LC_ALL,
-#    PYTORCH_ROCM_ARCH in Env;
+#    PYTORCH_ROCM_ARCH in Env; a warm rebuild gives the same digest;
 #  - the same build with the wrong key as ROCM_APT_KEY fails (exit 1) naming the signature, the
 #    source and the key file, and writes nothing.
 # Skips (77) without root, umoci, gpg/dpkg-deb/apt-ftparchive, or a reachable Debian mirror.
@@ -25,9 +25,10 @@ rc=0; MIRROR=$(debian_apt_mirror) || rc=$?
 [ "$rc" -eq 77 ] && skip "no reachable Debian mirror in the apt configuration"
 [ "$rc" -eq 0 ] || fail "debian_apt_mirror failed"
 export SOURCE_DATE_EPOCH=1700000000
-VER=6.4.1
+VER=${ROCKPACK_TEST_ROCM_VERSION:-6.4.1}  # the fake repository's ROCm version
+HIP="${VER%.*}.43483"                  # the HIP version make_fake_rocm_repo.sh gives it
 RECIPE="$ROCKPACK_SOURCE_DIR/recipes/pytorch-rocm-apt-ci.yaml"
-cd "$WORK"
+cd "$WORK" || exit 1
 
 BASE="$WORK/base"
 python_base
@@ -65,7 +66,7 @@ for f in lib/libamdhip64.so lib/librocblas.so lib/librccl.so lib/libroctracer64.
   [ -e "$R/opt/rocm-$VER/$f" ] || fail "/opt/rocm-$VER/$f is missing"
 done
 out=$(chroot "$R" /opt/rocm/bin/hipcc --version) || fail "hipcc --version fails in the image: $out"
-assert_contains "$out" "HIP version: 6.4.43483" "hipcc --version: the HIP version"
+assert_contains "$out" "HIP version: $HIP" "hipcc --version: the HIP version"
 assert_contains "$out" "roc-$VER" "hipcc --version: the clang it drives"
 
 # The dpkg database: every fake package at the generated version, installed, plus the distribution
@@ -93,7 +94,7 @@ assert_contains "$(cat "$R/etc/rocm_env.sh")" "export ROCM_PATH=/opt/rocm" "/etc
 out=$(chroot "$R" env -i /bin/bash -c '. /etc/rocm_env.sh; echo "$ROCM_PATH $LD_LIBRARY_PATH"; hipcc --version | head -n 1') \
   || fail "/etc/rocm_env.sh does not put hipcc on PATH: $out"
 assert_eq "$out" "/opt/rocm /opt/rocm/lib
-HIP version: 6.4.43483-fake" "a shell that sources /etc/rocm_env.sh"
+HIP version: $HIP-fake" "a shell that sources /etc/rocm_env.sh"
 out=$(chroot "$R" env -i /bin/bash -lc 'echo "$ROCM_PATH"; command -v hipcc') || fail "a login shell fails: $out"
 assert_eq "$out" "/opt/rocm
 /opt/rocm/bin/hipcc" "a login shell has ROCM_PATH and hipcc"
@@ -104,6 +105,12 @@ for e in ROCM_PATH=/opt/rocm LANG=C.UTF-8 LC_ALL=C.UTF-8 "PYTORCH_ROCM_ARCH=gfx9
   grep -qxF "$e" <<<"$env_lines" || fail "config Env lacks $e: $env_lines"
 done
 grep -q '^PATH=/opt/rocm/bin:/opt/rocm/llvm/bin:' <<<"$env_lines" || fail "config PATH does not start with /opt/rocm/bin: $env_lines"
+
+# A warm rebuild (the Releases are fetched and verified again) gives the same image.
+d2=$("$ROCKPACK" --quiet build "$RECIPE" "${GOOD[@]}" --cache-dir "$WORK/c" -o "oci:$WORK/img2:rocm" 2>"$WORK/build2.log" | tail -n 1) \
+  || fail "the rebuild failed: $(cat "$WORK/build2.log")"
+[[ $d2 == sha256:* ]] || fail "no digest from the rebuild: '$d2'"
+assert_eq "$d2" "$(tail -n 1 "$WORK/build.out")" "the warm rebuild's digest"
 
 # --- the wrong key: refused, nothing written ----------------------------------------------------------
 # shellcheck disable=SC2207

@@ -47,7 +47,7 @@ log() { echo "make_fake_rocm_repo: $*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 need() { command -v "$1" >/dev/null 2>&1 || { log "SKIP: $1 is not installed"; exit 77; }; }
 
-[ $# -ge 1 ] && [ $# -le 2 ] || die "usage: $0 OUT_DIR [ROCM_VERSION]"
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then die "usage: $0 OUT_DIR [ROCM_VERSION]"; fi
 OUT=$1
 VER=${2:-6.4.1}
 [[ $VER =~ ^([0-9]+)\.([0-9]+)\.([0-9]+)$ ]] || die "ROCM_VERSION must be MAJOR.MINOR.PATCH, not '$VER'"
@@ -62,7 +62,7 @@ for t in gpg gpgconf dpkg-deb dpkg-scanpackages apt-ftparchive gzip sha256sum; d
 export LC_ALL=C TZ=UTC
 export SOURCE_DATE_EPOCH=1745971200 # 2025-04-30, about when 6.4.1's packages were built
 LIB="$(cd "$(dirname "${BASH_SOURCE[0]}")/../integration/lib" && pwd)/apt_repo.sh"
-# shellcheck source=../integration/lib/apt_repo.sh
+# shellcheck source=/dev/null
 source "$LIB"
 
 mkdir -p "$OUT"
@@ -185,14 +185,14 @@ put "$P/bin/hipcc" 0755 "#!/bin/sh\n# fake hipcc (rockpack test fixture)\ncase \
 deb hipcc $V_HIPCC "libc6, libstdc++6, rocm-core, rocm-llvm" "HIP Compiler Driver"
 
 tree hip-runtime-amd
-lib "$P/lib" amdhip64 "$MAJOR" $HIP.$CODE
+lib "$P/lib" amdhip64 "$MAJOR" "$HIP.$CODE"
 put "$P/bin/hipconfig" 0755 "#!/bin/sh\necho '$HIP-fake'\n"
 put "$P/share/hip/version" 0644 "HIP_VERSION_MAJOR=$MAJOR\nHIP_VERSION_MINOR=$MINOR\nHIP_VERSION_PATCH=43483\n"
-deb hip-runtime-amd $HIP "hsa-rocr, comgr (>= 2.0), rocminfo, rocm-core, libc6" "HIP:Heterogenous-computing Interface for Portability [AMD]"
+deb hip-runtime-amd "$HIP" "hsa-rocr, comgr (>= 2.0), rocminfo, rocm-core, libc6" "HIP:Heterogenous-computing Interface for Portability [AMD]"
 tree hip-dev
 header hip/hip_runtime.h
 put "$P/lib/cmake/hip/hip-config.cmake" 0644 "set(HIP_VERSION $HIP)\n"
-deb hip-dev $HIP "$(eq hip-runtime-amd $HIP), hipcc, rocm-llvm, rocm-core" "HIP: Heterogenous-computing Interface for Portability [DEVELOPMENT]"
+deb hip-dev "$HIP" "$(eq hip-runtime-amd "$HIP"), hipcc, rocm-llvm, rocm-core" "HIP: Heterogenous-computing Interface for Portability [DEVELOPMENT]"
 
 tree rocm-cmake
 put "$P/share/rocmcmakebuildtools/cmake/ROCMConfig.cmake" 0644 "# fake rocm-cmake\n"
@@ -239,11 +239,11 @@ deb rccl $V_RCCL "hip-runtime-amd (>= 4.5.0), rocm-smi-lib (>= 4.0.0), rocm-core
 
 # Metapackages: exact versions of their members, as the real ones have.
 tree rocm-utils
-deb rocm-utils "$V_CORE" "$(eq rocminfo $V_INFO), $(eq rocm-cmake $V_CMAKE), $(eq rocm-core $V_CORE)" "Radeon Open Compute (ROCm) Runtime software stack"
+deb rocm-utils "$V_CORE" "$(eq rocminfo $V_INFO), $(eq rocm-cmake $V_CMAKE), $(eq rocm-core "$V_CORE")" "Radeon Open Compute (ROCm) Runtime software stack"
 tree rocm-dev
-deb rocm-dev "$V_CORE" "$(eq amd-smi-lib $V_AMDSMI), $(eq comgr $V_COMGR), $(eq hip-dev $HIP), $(eq hip-runtime-amd $HIP), $(eq hipcc $V_HIPCC), $(eq hsa-rocr-dev $V_ROCR), $(eq rocm-cmake $V_CMAKE), $(eq rocm-core $V_CORE), $(eq rocm-device-libs $V_DEVLIBS), $(eq rocm-llvm $LLVM), $(eq rocm-smi-lib $V_SMI), $(eq rocm-utils $V_CORE), $(eq rocprofiler $V_PROF), $(eq rocprofiler-dev $V_PROF), $(eq roctracer $V_TRACER), $(eq roctracer-dev $V_TRACER)" "Radeon Open Compute (ROCm) Runtime software stack"
+deb rocm-dev "$V_CORE" "$(eq amd-smi-lib $V_AMDSMI), $(eq comgr $V_COMGR), $(eq hip-dev "$HIP"), $(eq hip-runtime-amd "$HIP"), $(eq hipcc $V_HIPCC), $(eq hsa-rocr-dev $V_ROCR), $(eq rocm-cmake $V_CMAKE), $(eq rocm-core "$V_CORE"), $(eq rocm-device-libs $V_DEVLIBS), $(eq rocm-llvm $LLVM), $(eq rocm-smi-lib $V_SMI), $(eq rocm-utils "$V_CORE"), $(eq rocprofiler $V_PROF), $(eq rocprofiler-dev $V_PROF), $(eq roctracer $V_TRACER), $(eq roctracer-dev $V_TRACER)" "Radeon Open Compute (ROCm) Runtime software stack"
 tree rocm-libs
-deb rocm-libs "$V_CORE" "$(eq hipblas $V_HIPBLAS), $(eq hipblaslt $V_BLASLT), $(eq rccl $V_RCCL), $(eq rocblas $V_BLAS), $(eq rocm-core $V_CORE)" "Radeon Open Compute (ROCm) Runtime software stack"
+deb rocm-libs "$V_CORE" "$(eq hipblas $V_HIPBLAS), $(eq hipblaslt $V_BLASLT), $(eq rccl $V_RCCL), $(eq rocblas $V_BLAS), $(eq rocm-core "$V_CORE")" "Radeon Open Compute (ROCm) Runtime software stack"
 
 # --- indexes and the signed Release (the shape of repo.radeon.com's).
 DIST="$REPO/dists/$SUITE"
