@@ -37,6 +37,7 @@ python_base
 debian_python_standalone_archive "$WORK/python.tar.gz" || fail "no standalone archive"
 FAMILIES=()
 for recipe in "$ROCKPACK_SOURCE_DIR"/recipes/*.yaml; do
+  grep -q 'therock-pytorch-ci' "$recipe" || continue  # the TheRock recipes (not pytorch-rocm-apt-ci.yaml)
   arch=$(sed -n 's/^  PYTORCH_ROCM_ARCH: *//p' "$recipe" | sed 's/ *#.*//; s/"//g' | head -n 1)
   [ -n "$arch" ] || fail "no PYTORCH_ROCM_ARCH in $recipe"
   echo "$(basename "$recipe" .yaml) $arch" >>"$WORK/targets.txt"

@@ -40,6 +40,11 @@
 #       repository: the .debs of rp-base, rp-libfoo1 and rp-hello 1:2.0-1 next to Packages,
 #       Packages.gz, Release, InRelease and Release.gpg (Filename: ./<file>.deb), signed by the test key.
 #       sources.list line:  deb [signed-by=OUT_DIR/keys/test.gpg] URL/flat/ ./
+#   apt_repo_keys OUT_DIR
+#       only the keys of apt_repo_make: OUT_DIR/keys/{test,wrong}.{asc,gpg,secret.asc,fpr} (kept when
+#       there already), for generators of other repositories (tests/tools/make_fake_rocm_repo.sh)
+#   apt_repo_sign DIST_DIR SECRET_KEY_FILE
+#       DIST_DIR/InRelease and DIST_DIR/Release.gpg from DIST_DIR/Release, signed with that key
 #   apt_repo_serve DIR
 #       needs common.sh (sourced first): serves DIR over HTTP on 127.0.0.1 on a free port
 #       (tests/tools/static_server.py, with its /__stats request counts), sets APT_REPO_URL to
@@ -72,6 +77,8 @@ apt_repo_make() { bash "$_APT_REPO_LIB" make "$@"; }
 apt_repo_variant() { bash "$_APT_REPO_LIB" variant "$@"; }
 apt_repo_flat() { bash "$_APT_REPO_LIB" flat "$@"; }
 apt_repo_apt_config() { bash "$_APT_REPO_LIB" apt-config "$@"; }
+apt_repo_keys() { bash "$_APT_REPO_LIB" keys "$@"; }
+apt_repo_sign() { bash "$_APT_REPO_LIB" sign "$@"; }
 
 apt_repo_serve() {
   local dir=$1
@@ -577,5 +584,14 @@ case $cmd in
   variant) cmd_variant "$@" ;;
   flat) cmd_flat "$@" ;;
   apt-config) cmd_apt_config "$@" ;;
-  *) die "usage: $0 make|variant|flat|apt-config ..." ;;
+  keys)
+    for t in gpg gpgconf; do need "$t"; done
+    out=${1:?usage: apt_repo_keys OUT_DIR}
+    mkdir -p "$out"
+    ensure_keys "$(cd "$out" && pwd)" ;;
+  sign)
+    for t in gpg gpgconf; do need "$t"; done
+    [ -s "${1:?usage: apt_repo_sign DIST_DIR SECRET_KEY_FILE}/Release" ] || die "no $1/Release"
+    sign_release "$1" "${2:?usage: apt_repo_sign DIST_DIR SECRET_KEY_FILE}" ;;
+  *) die "usage: $0 make|variant|flat|apt-config|keys|sign ..." ;;
 esac
