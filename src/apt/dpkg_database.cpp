@@ -53,15 +53,15 @@ struct Keyed {
 
 }  // namespace
 
-std::string status_stanza(const UnpackedPackage& p) {
+std::string status_stanza(const UnpackedPackage& p, bool unpacked) {
   std::vector<std::pair<std::string, std::string>> fields;
   for (const auto& f : p.control)
     if (!same_name(f.first, "Status") && !same_name(f.first, "Conffiles") && !same_name(f.first, "Config-Version"))
       fields.push_back(f);
-  fields.emplace_back("Status", "install ok installed");
+  fields.emplace_back("Status", unpacked ? "install ok unpacked" : "install ok installed");
   if (!p.conffiles.empty()) {
     std::string value;
-    for (const auto& [path, md5] : p.conffiles) value += "\n " + path + " " + md5;
+    for (const auto& [path, md5] : p.conffiles) value += "\n " + path + " " + (unpacked ? "newconffile" : md5);
     fields.emplace_back("Conffiles", value);
   }
   auto rank = [](const std::string& name) -> size_t {
@@ -75,7 +75,7 @@ std::string status_stanza(const UnpackedPackage& p) {
   return out;
 }
 
-std::string merged_status(const InstalledDatabase& base, const std::vector<UnpackedPackage>& added) {
+std::string merged_status(const InstalledDatabase& base, const std::vector<UnpackedPackage>& added, bool unpacked) {
   std::vector<Keyed> all;
   std::set<std::string> replaced;
   for (const auto& p : added) replaced.insert(p.name + ":" + p.architecture);
@@ -91,7 +91,7 @@ std::string merged_status(const InstalledDatabase& base, const std::vector<Unpac
     if (same_name_upgraded) continue;
     all.push_back(std::move(k));
   }
-  for (const auto& p : added) all.push_back({p.name, p.architecture, status_stanza(p)});
+  for (const auto& p : added) all.push_back({p.name, p.architecture, status_stanza(p, unpacked)});
   std::stable_sort(all.begin(), all.end(), [](const Keyed& a, const Keyed& b) {
     if (a.name != b.name) return a.name < b.name;
     return a.arch < b.arch;
@@ -153,7 +153,9 @@ std::vector<Entry> new_database_entries(const FileTree& image) {
   add("var/lib/dpkg/info/format", "1\n");
   add("var/lib/dpkg/available", "");
   add("var/lib/dpkg/diversions", "");
-  add("var/lib/dpkg/statoverride", "");
+  // dpkg makes statoverride the first time it needs it: an existing database (debootstrap's) may lack
+  // it, and `apt-get install` would not add it; a new database gets it, as debootstrap's dpkg writes it.
+  if (!image.lstat("/var/lib/dpkg/status")) add("var/lib/dpkg/statoverride", "");
   return out;
 }
 

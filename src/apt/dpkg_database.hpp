@@ -20,11 +20,14 @@
 
 namespace rp::apt {
 
-// The status stanza of a newly installed package (no trailing newline).
-std::string status_stanza(const UnpackedPackage& package);
+// The status stanza of a newly installed package (no trailing newline). With `unpacked`, the state
+// dpkg leaves after unpacking a fresh install: "install ok unpacked", each conffile's hash
+// "newconffile" (its file waits as <path>.dpkg-new), so `dpkg --configure` finishes the install.
+std::string status_stanza(const UnpackedPackage& package, bool unpacked = false);
 
 // The whole status file: `base` (the image's current one, empty for none) with `added` merged in.
-std::string merged_status(const InstalledDatabase& base, const std::vector<UnpackedPackage>& added);
+std::string merged_status(const InstalledDatabase& base, const std::vector<UnpackedPackage>& added,
+                          bool unpacked = false);
 
 // info/<stem>.* files of one package (paths relative to the root, mode 0644, scripts 0755).
 std::vector<Entry> info_entries(const UnpackedPackage& package);

@@ -1,6 +1,7 @@
 #include "plan/apt_step.hpp"
 
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <chrono>
@@ -11,6 +12,7 @@
 #include "apt/deb_file.hpp"
 #include "apt/dpkg_database.hpp"
 #include "apt/installer.hpp"
+#include "apt/maintainer_scripts.hpp"
 #include "apt/native_effects.hpp"
 #include "apt/patterns.hpp"
 #include "apt/resolver.hpp"
@@ -19,6 +21,8 @@
 #include "assemble/tar_member_content.hpp"
 #include "net/url.hpp"
 #include "plan/apt_indexes.hpp"
+#include "plan/sandbox_layers.hpp"
+#include "sandbox/materialize.hpp"
 #include "util/digest.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
@@ -215,10 +219,86 @@ nlohmann::json AptRecord::to_json() const {
     j["packages"].push_back(std::move(x));
   }
   j["already_installed"] = already_installed;
+  j["maintainer_scripts"] = scripts;
   j["maintainer_scripts_not_run"] = scripts_not_run;
   j["native_effects"] = native_effects;
   return j;
 }
+
+namespace {
+
+// apt: scripts: run — the packages' maintainer scripts in the sandbox on the image with the apt
+// layers, as dpkg would run them after unpacking (apt/maintainer_scripts.hpp); what they change is
+// one more layer, cached like a run: item.
+LayerPlan maintainer_scripts_layer(const StepContext& context, const recipe::AptSection& section,
+                                   const apt::InstalledDatabase& installed, const std::vector<apt::UnpackedPackage>& added,
+                                   const std::vector<LayerPlan>& apt_layers) {
+  const std::string origin = section.where.str() + " apt (maintainer scripts)";
+  // The state dpkg leaves after unpacking: the new packages "unpacked", conffiles as .dpkg-new.
+  std::vector<Entry> unpacked;
+  Entry status;
+  status.path = "var/lib/dpkg/status";
+  status.mode = 0644;
+  status.content = std::make_shared<InlineContent>(apt::merged_status(installed, added, true));
+  status.origin = origin;
+  unpacked.push_back(std::move(status));
+  std::map<std::string, const Entry*> planned;
+  for (const auto& l : apt_layers)
+    for (const auto& e : l.entries) planned[e.path] = &e;
+  for (const auto& p : added)
+    for (const auto& [path, md5] : p.conffiles) {
+      std::string key = path.substr(path.find_first_not_of('/'));
+      auto it = planned.find(key);
+      if (it == planned.end() || it->second->type != EntryType::kFile) continue;  // dpkg says what is missing
+      Entry waiting = *it->second;
+      waiting.path = key + ".dpkg-new";
+      unpacked.push_back(std::move(waiting));
+      Entry gone;
+      size_t slash = key.rfind('/');
+      gone.path = slash == std::string::npos ? ".wh." + key : key.substr(0, slash + 1) + ".wh." + key.substr(slash + 1);
+      gone.content = std::make_shared<InlineContent>("");
+      unpacked.push_back(std::move(gone));
+    }
+  auto own_policy = std::make_shared<bool>(false);
+
+  SandboxJob job;
+  job.name = "apt scripts";
+  job.origin = origin;
+  job.argv = {"/bin/sh", "-c", apt::configure_script(added)};
+  job.env = apt::configure_environment();
+  job.user = "0";
+  job.workdir = "/";
+  job.timeout_seconds = 3600;
+  job.failure_hint = "a maintainer script failed: its output is above; use scripts: native to install without running them";
+  job.prepare = [&, own_policy](const fs::path& root) {
+    materialize_layer(unpacked, root);
+    struct stat st {};
+    if (::lstat((root / "usr/sbin/policy-rc.d").c_str(), &st) == 0) return;  // the image has its own
+    Entry policy;
+    policy.path = "usr/sbin/policy-rc.d";
+    policy.mode = 0755;
+    policy.content = std::make_shared<InlineContent>(apt::policy_rc_d());
+    materialize_layer({policy}, root);
+    *own_policy = true;
+  };
+  job.cleanup = [own_policy](const fs::path& root) {
+    if (!*own_policy) return;
+    Entry gone;
+    gone.path = "usr/sbin/.wh.policy-rc.d";
+    gone.content = std::make_shared<InlineContent>("");
+    materialize_layer({gone}, root);
+  };
+  spdlog::info("apt: running the maintainer scripts of {} packages in the sandbox", added.size());
+  SandboxLayers sandbox(context.plan, *context.store);
+  SandboxLayerResult result = sandbox.run(job, apt_layers);
+  LayerPlan layer;
+  layer.name = "apt-scripts";
+  layer.created_by = "rockpack apt: maintainer scripts (preinst install, dpkg --configure --pending)";
+  layer.entries = std::move(result.entries);
+  return layer;
+}
+
+}  // namespace
 
 StepOutput AptStep::plan(const StepContext& context) const {
   const recipe::AptSection& section = *context.recipe.apt;
@@ -390,9 +470,18 @@ StepOutput AptStep::plan(const StepContext& context) const {
     added.push_back(p.record);
     for (const auto& w : p.warnings) spdlog::warn("apt: {} {}: {}", p.record.name, p.record.version, w);
   }
-  apt::NativeEffects effects = apt::native_effects(installer.tree(), added);
-  record->native_effects = effects.done;
-  record->scripts_not_run = apt::scripts_not_run(added);
+  const bool run_scripts = section.scripts == recipe::AptScripts::kRun && !added.empty();
+  record->scripts = run_scripts ? "run" : "native";
+  if (run_scripts && !installer.tree().lstat("/usr/bin/dpkg"))
+    throw InputError(section.where.str() + ": apt: scripts: run needs dpkg in the image, and neither the base nor the "
+                                           "packages have /usr/bin/dpkg",
+                     "add dpkg to apt.packages (a minbase has it), or use scripts: native");
+  apt::NativeEffects effects;
+  if (!run_scripts) {
+    effects = apt::native_effects(installer.tree(), added);
+    record->native_effects = effects.done;
+    record->scripts_not_run = apt::scripts_not_run(added);
+  }
   if (!record->scripts_not_run.empty())
     spdlog::warn("apt: maintainer scripts were not run (their common effects were produced natively: {}): {}",
                  effects.done.empty() ? "none applied" : std::to_string(effects.done.size()) + " effects",
@@ -432,6 +521,7 @@ StepOutput AptStep::plan(const StepContext& context) const {
     l.entries = values(layers[name]);
     out.layers.push_back(std::move(l));
   }
+  if (run_scripts) out.layers.push_back(maintainer_scripts_layer(context, section, installed, added, out.layers));
   finish();
   return out;
 }

@@ -37,6 +37,7 @@ struct AptRecord final : StepRecord {
   std::vector<Source> sources;
   std::vector<AptPackageRecord> packages;      // in install order
   std::vector<std::string> already_installed;  // requests the base satisfied
+  std::string scripts;                         // "native" or "run" (apt: scripts:)
   std::vector<std::string> scripts_not_run;    // "name: preinst, postinst"
   std::vector<std::string> native_effects;     // what was produced instead
   nlohmann::json to_json() const override;

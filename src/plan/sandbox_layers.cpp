@@ -182,10 +182,7 @@ SandboxLayerResult SandboxLayers::run(const SandboxJob& job, const std::vector<L
   if (!workspace_) workspace_ = std::make_unique<Workspace>(plan_, store_);
   workspace_->sync(own_layers);
   const fs::path& root = workspace_->root();
-  if (job.prepare) {
-    job.prepare(root);
-    workspace_->before() = snapshot_tree(root);
-  }
+  if (job.prepare) job.prepare(root);
   SandboxUser ids = resolve_user(root, job.user, job.origin);
   SandboxCommand command;
   command.name = job.name;
@@ -223,6 +220,7 @@ SandboxLayerResult SandboxLayers::run(const SandboxJob& job, const std::vector<L
     throw Error(job.origin + ": the command " + what + (tail.empty() ? "" : "; its last lines:" + tail),
                 ran.timed_out ? "raise the timeout (seconds), or make the command faster" : job.failure_hint);
   }
+  if (job.cleanup) job.cleanup(root);
   TreeSnapshot after = snapshot_tree(root);
   DiffOptions options;
   options.keep_litter = job.keep_litter;
@@ -232,10 +230,6 @@ SandboxLayerResult SandboxLayers::run(const SandboxJob& job, const std::vector<L
   move_contents_to_store(result.entries, store_);
   store_.put_record(kRecordKind, result.key, record_of(result.entries));
   workspace_->before() = std::move(after);
-  if (job.cleanup) {
-    job.cleanup(root);
-    workspace_->before() = snapshot_tree(root);
-  }
   workspace_->made_here(own_layers.size());
   spdlog::info("{}: done in {:.1f} s, {} paths changed", job.name, result.seconds, result.entries.size());
   return result;

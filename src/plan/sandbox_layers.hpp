@@ -29,9 +29,11 @@ struct SandboxJob {
   bool keep_litter = false;
   bool keep_pycache = false;
   std::string extra_key;  // more inputs of the result (e.g. the digests of cache_key files)
-  // Runs on the root before the change is measured: what it writes is not part of the layer.
+  // Runs on the root just before the command. What it changes counts as the command's change (the
+  // layer holds it unless the command or cleanup() undoes it): e.g. the dpkg status the command
+  // rewrites, a helper file cleanup() removes again.
   std::function<void(const std::filesystem::path& root)> prepare;
-  // Runs on the root after the change was taken, to remove prepare()'s helpers.
+  // Runs on the root after the command succeeded, before the change is measured.
   std::function<void(const std::filesystem::path& root)> cleanup;
   std::string failure_hint = "fix the command; nothing was written";
 };

@@ -11,7 +11,7 @@ namespace rp::recipe {
 
 namespace {
 
-const std::vector<std::string> kAptKeys = {"sources", "packages", "recommends", "layers", "layer_budget", "merged_usr"};
+const std::vector<std::string> kAptKeys = {"sources", "packages", "recommends", "layers", "layer_budget", "merged_usr", "scripts"};
 const std::vector<std::string> kSourceKeys = {"url", "suite", "components", "signed_by", "priority", "trusted"};
 constexpr const char* kArmorStart = "-----BEGIN PGP PUBLIC KEY BLOCK-----";
 
@@ -34,6 +34,15 @@ class SectionReader {
     if (auto n = node["recommends"]) s_.recommends = in_.boolean(n, "recommends").value_or(s_.recommends);
     if (auto n = node["merged_usr"]) s_.merged_usr = in_.boolean(n, "merged_usr").value_or(s_.merged_usr);
     if (auto n = node["layers"]) layers(n);
+    if (auto n = node["scripts"]) {
+      if (auto t = in_.text(n, "scripts")) {
+        if (*t == "native") s_.scripts = AptScripts::kNative;
+        else if (*t == "run") s_.scripts = AptScripts::kRun;
+        else in_.error(n, "unknown scripts: '" + *t + "'",
+                       "use native (their common effects produced without running them; works everywhere) or run "
+                       "(preinst and dpkg --configure in the sandbox; needs namespaces, see docs/run.md)");
+      }
+    }
     if (auto n = node["layer_budget"]) s_.layer_budget = in_.number(n, "layer_budget", 10, 100).value_or(0);
   }
 

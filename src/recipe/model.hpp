@@ -134,6 +134,9 @@ struct AptSource {
 };
 
 enum class AptLayers { kOne, kPerOrigin, kPerPackage };
+// What becomes of maintainer scripts: kNative writes their common effects without running them
+// (everywhere, no sandbox); kRun runs preinst and `dpkg --configure --pending` in the sandbox.
+enum class AptScripts { kNative, kRun };
 
 // `apt:` — Debian packages installed natively (docs/apt.md).
 struct AptSection {
@@ -147,6 +150,7 @@ struct AptSection {
   uint32_t layer_budget = 0;  // per-package: at most this many package layers (0 = no limit), rest in one
   // Whether a scratch base gets the merged-/usr symlinks (bin -> usr/bin, ...) before packages land.
   bool merged_usr = true;
+  AptScripts scripts = AptScripts::kNative;
 };
 
 // `accounts:` — users and groups written natively into /etc/passwd, group, shadow, gshadow.

@@ -1,0 +1,93 @@
+#include "apt/maintainer_scripts.hpp"
+
+#include <set>
+#include <sstream>
+
+#include "util/strings.hpp"
+
+namespace rp::apt {
+
+namespace {
+
+// Single-quoted for sh: package stems and trigger names come from untrusted control files.
+std::string sh_quoted(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') out += "'\\''";
+    else out += c;
+  }
+  return out + "'";
+}
+
+}  // namespace
+
+std::string configure_script(const std::vector<UnpackedPackage>& added) {
+  std::string script = "set -e\n";
+  script += "# 0. the new packages' trigger interests, as unpacking registers them\n";
+  script += "mkdir -p /var/lib/dpkg/triggers\n";
+  for (const auto& p : added) {
+    auto it = p.control_files.find("triggers");
+    if (it == p.control_files.end()) continue;
+    std::istringstream lines(it->second);
+    for (std::string line; std::getline(lines, line);) {
+      auto words = split_words(line);
+      if (words.size() != 2 || (words[0] != "interest" && words[0] != "interest-noawait" && words[0] != "interest-await"))
+        continue;
+      const std::string& name = words[1];
+      std::string who = p.info_stem() + (words[0] == "interest-noawait" ? "/noawait" : "");
+      std::string file, entry;
+      if (name[0] == '/') {  // a file trigger: one File line "path package"
+        file = "/var/lib/dpkg/triggers/File";
+        entry = name + " " + who;
+      } else if (name.find('/') == std::string::npos && name != "." && name != "..") {
+        file = "/var/lib/dpkg/triggers/" + name;  // an explicit trigger: its own file of packages
+        entry = who;
+      } else {
+        continue;
+      }
+      script += "grep -qxF " + sh_quoted(entry) + " " + sh_quoted(file) + " 2>/dev/null || echo " + sh_quoted(entry) +
+                " >>" + sh_quoted(file) + "\n";
+    }
+  }
+  script += "# 1. preinst install, in install order\n";
+  for (const auto& p : added) {
+    if (!p.control_files.count("preinst")) continue;
+    std::string file = sh_quoted("/var/lib/dpkg/info/" + p.info_stem() + ".preinst");
+    script += "if [ -x " + file + " ]; then " + file + " install; fi\n";
+  }
+  script += "# 2. explicit triggers the new packages activate\n";
+  std::set<std::string> activations;
+  for (const auto& p : added) {
+    auto it = p.control_files.find("triggers");
+    if (it == p.control_files.end()) continue;
+    std::istringstream lines(it->second);
+    for (std::string line; std::getline(lines, line);) {
+      auto words = split_words(line);
+      if (words.size() != 2 || words[0].rfind("activate", 0) != 0 || words[1].empty() || words[1][0] == '/') continue;
+      if (!activations.insert(p.info_stem() + " " + words[1]).second) continue;
+      script += "dpkg-trigger --by-package=" + sh_quoted(p.info_stem()) + " --no-await " + sh_quoted(words[1]) + " || true\n";
+    }
+  }
+  script += "# 3. configure, then the pending triggers\n";
+  script += "dpkg --configure --pending\n";
+  script += "dpkg --triggers-only --pending\n";
+  script += "# 4. the library cache for what was installed\n";
+  script += "if command -v ldconfig >/dev/null 2>&1; then ldconfig; fi\n";
+  return script;
+}
+
+std::vector<std::string> configure_environment() {
+  return {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+          "DEBIAN_FRONTEND=noninteractive",
+          "DEBCONF_NONINTERACTIVE_SEEN=true",
+          "LC_ALL=C",
+          "LANGUAGE=C",
+          "LANG=C",
+          "HOME=/root"};
+}
+
+std::string policy_rc_d() {
+  return "#!/bin/sh\n# rockpack: no service starts while an image is built (invoke-rc.d asks this first).\nexit 101\n";
+}
+
+}  // namespace rp::apt
