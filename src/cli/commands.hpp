@@ -18,6 +18,8 @@ void add_validate_command(CLI::App& app, GlobalOptions& global);
 void add_plan_command(CLI::App& app, GlobalOptions& global);
 void add_inspect_command(CLI::App& app, GlobalOptions& global);
 void add_diff_command(CLI::App& app, GlobalOptions& global);
+// `rockpack check IMAGE`: a recipe's checks: in the sandbox on a finished image (cmd_check.cpp).
+void add_check_command(CLI::App& app, GlobalOptions& global);
 void add_push_command(CLI::App& app, GlobalOptions& global);
 void add_pull_command(CLI::App& app, GlobalOptions& global);
 void add_login_command(CLI::App& app, GlobalOptions& global);

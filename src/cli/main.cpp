@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   rp::cli::add_plan_command(app, global);
   rp::cli::add_inspect_command(app, global);
   rp::cli::add_diff_command(app, global);
+  rp::cli::add_check_command(app, global);
   rp::cli::add_push_command(app, global);
   rp::cli::add_pull_command(app, global);
   rp::cli::add_login_command(app, global);

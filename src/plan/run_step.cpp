@@ -38,9 +38,8 @@ std::string base_config_string(const BuildPlan& plan, const char* key) {
   return it != base["config"].end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-// The image's Env so far with the item's `env:` on top (same name: the item wins).
-std::vector<std::string> env_of(const StepContext& context, const recipe::RunItem& item) {
-  std::vector<std::string> env = context.image_env();
+// `env` with the item's `env:` on top (same name: the item wins).
+std::vector<std::string> env_of(std::vector<std::string> env, const recipe::RunItem& item) {
   for (const auto& [k, v] : item.env) {
     std::string prefix = k + "=";
     bool replaced = false;
@@ -78,6 +77,23 @@ std::string summary(const recipe::RunItem& item) {
 
 }  // namespace
 
+SandboxJob sandbox_job_of(const recipe::RunItem& item, const std::string& section, const std::vector<std::string>& env,
+                          const std::string& default_user, const std::string& default_workdir) {
+  SandboxJob job;
+  job.name = section + " " + item.name;
+  job.origin = item.where.str() + " " + section + " " + item.name;
+  // A shell script runs as `/bin/sh -c SCRIPT`, as docker's RUN does.
+  job.argv = item.shell ? std::vector<std::string>{"/bin/sh", "-c", *item.shell} : item.command;
+  job.env = env_of(env, item);
+  job.user = item.user.empty() ? default_user : item.user;
+  job.workdir = !item.workdir.empty() ? item.workdir : (default_workdir.empty() ? "/" : default_workdir);
+  job.network = item.network;
+  job.timeout_seconds = item.timeout_seconds;
+  job.keep_litter = item.keep_litter;
+  job.keep_pycache = item.keep_pycache;
+  return job;
+}
+
 StepOutput RunStep::plan(const StepContext& context) const {
   StepOutput out;
   if (context.mode == StepMode::kOffline) return out;
@@ -95,18 +111,7 @@ StepOutput RunStep::plan(const StepContext& context) const {
     layer.created_by = "rockpack run " + item.name + ": " + summary(item);
     RunItemRecord rec{item.name, item.layer, {}, false, 0};
     if (sandbox) {
-      SandboxJob job;
-      job.name = "run " + item.name;
-      job.origin = item.where.str() + " run " + item.name;
-      // A shell script runs as `/bin/sh -c SCRIPT`, as docker's RUN does.
-      job.argv = item.shell ? std::vector<std::string>{"/bin/sh", "-c", *item.shell} : item.command;
-      job.env = env_of(context, item);
-      job.user = item.user.empty() ? base_user : item.user;
-      job.workdir = !item.workdir.empty() ? item.workdir : (base_workdir.empty() ? "/" : base_workdir);
-      job.network = item.network;
-      job.timeout_seconds = item.timeout_seconds;
-      job.keep_litter = item.keep_litter;
-      job.keep_pycache = item.keep_pycache;
+      SandboxJob job = sandbox_job_of(item, "run", context.image_env(), base_user, base_workdir);
       job.extra_key = inputs_of(item);
       SandboxLayerResult result = sandbox->run(job, out.layers);
       rec.cache_key = result.key;

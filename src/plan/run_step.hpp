@@ -4,10 +4,17 @@
 // everything its result can depend on (the parent image's layers, the command, env, user, workdir,
 // network, the `cache_key` files), so a warm build does not run the command again. docs/run.md.
 #include <string>
+#include <vector>
 
+#include "plan/sandbox_layers.hpp"
 #include "plan/step.hpp"
 
 namespace rp {
+
+// The sandbox job of a `run:` or `checks:` item: `/bin/sh -c` for shell:, `env` (the image's Env)
+// with the item's env: on top, the item's user/workdir or else the defaults given.
+SandboxJob sandbox_job_of(const recipe::RunItem& item, const std::string& section, const std::vector<std::string>& env,
+                          const std::string& default_user, const std::string& default_workdir);
 
 class RunStep final : public Step {
  public:

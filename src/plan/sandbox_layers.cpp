@@ -158,33 +158,18 @@ SandboxLayers::SandboxLayers(const BuildPlan& plan, ContentStore& store) : plan_
 
 SandboxLayers::~SandboxLayers() = default;
 
-SandboxLayerResult SandboxLayers::run(const SandboxJob& job, const std::vector<LayerPlan>& own_layers) {
-  Sha256 parent;
-  parent.update(plan_identity_ + "\n");
-  hash_layers(parent, own_layers);
-  nlohmann::json key_material = {{"version", kCacheVersion}, {"parent", parent.finish_digest()},
-                                 {"argv", job.argv},          {"env", job.env},
-                                 {"user", job.user},          {"workdir", job.workdir},
-                                 {"network", job.network},    {"keep_litter", job.keep_litter},
-                                 {"keep_pycache", job.keep_pycache}, {"extra", job.extra_key}};
-  SandboxLayerResult result;
-  result.key = sha256_digest(key_material.dump());
+struct SandboxLayers::Prepared {
+  SandboxCommand command;
+};
 
-  if (auto cached = store_.get_record(kRecordKind, result.key)) {
-    if (auto entries = entries_of(*cached, store_, job.origin)) {
-      result.entries = std::move(*entries);
-      result.cached = true;
-      spdlog::info("{}: cached (key {})", job.name, result.key.substr(7, 12));
-      return result;
-    }
-  }
-
+SandboxLayers::Prepared SandboxLayers::prepare(const SandboxJob& job, const std::vector<LayerPlan>& own_layers) {
   if (!workspace_) workspace_ = std::make_unique<Workspace>(plan_, store_);
   workspace_->sync(own_layers);
   const fs::path& root = workspace_->root();
   if (job.prepare) job.prepare(root);
   SandboxUser ids = resolve_user(root, job.user, job.origin);
-  SandboxCommand command;
+  Prepared prepared;
+  SandboxCommand& command = prepared.command;
   command.name = job.name;
   command.argv = job.argv;
   command.env = job.env;
@@ -207,6 +192,47 @@ SandboxLayerResult SandboxLayers::run(const SandboxJob& job, const std::vector<L
     materialize_layer({dir}, root);
   }
 
+  return prepared;
+}
+
+SandboxCheckResult SandboxLayers::check(const SandboxJob& job) {
+  Prepared prepared = prepare(job, {});
+  auto started = std::chrono::steady_clock::now();
+  SandboxResult ran = run_in_sandbox(workspace_->root(), prepared.command,
+                                     [&](const std::string& line) { spdlog::info("[{}] {}", job.name, line); });
+  SandboxCheckResult result;
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  result.exit_code = ran.exit_code;
+  result.timed_out = ran.timed_out;
+  result.last_lines = std::move(ran.last_lines);
+  if (job.cleanup) job.cleanup(workspace_->root());
+  return result;
+}
+
+SandboxLayerResult SandboxLayers::run(const SandboxJob& job, const std::vector<LayerPlan>& own_layers) {
+  Sha256 parent;
+  parent.update(plan_identity_ + "\n");
+  hash_layers(parent, own_layers);
+  nlohmann::json key_material = {{"version", kCacheVersion}, {"parent", parent.finish_digest()},
+                                 {"argv", job.argv},          {"env", job.env},
+                                 {"user", job.user},          {"workdir", job.workdir},
+                                 {"network", job.network},    {"keep_litter", job.keep_litter},
+                                 {"keep_pycache", job.keep_pycache}, {"extra", job.extra_key}};
+  SandboxLayerResult result;
+  result.key = sha256_digest(key_material.dump());
+
+  if (auto cached = store_.get_record(kRecordKind, result.key)) {
+    if (auto entries = entries_of(*cached, store_, job.origin)) {
+      result.entries = std::move(*entries);
+      result.cached = true;
+      spdlog::info("{}: cached (key {})", job.name, result.key.substr(7, 12));
+      return result;
+    }
+  }
+
+  Prepared prepared = prepare(job, own_layers);
+  const fs::path& root = workspace_->root();
+  const SandboxCommand& command = prepared.command;
   auto started = std::chrono::steady_clock::now();
   SandboxResult ran = run_in_sandbox(root, command, [&](const std::string& line) { spdlog::info("[{}] {}", job.name, line); });
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -45,6 +45,13 @@ struct SandboxLayerResult {
   std::string key;     // the cache key
 };
 
+struct SandboxCheckResult {
+  int exit_code = 0;  // 128+N when killed by signal N
+  bool timed_out = false;
+  double seconds = 0;
+  std::vector<std::string> last_lines;
+};
+
 class SandboxLayers {
  public:
   SandboxLayers(const BuildPlan& plan, ContentStore& store);
@@ -54,9 +61,15 @@ class SandboxLayers {
   // other planned layers. Throws rp::Error with the exit code and the last lines of output when the
   // command fails or times out.
   SandboxLayerResult run(const SandboxJob& job, const std::vector<LayerPlan>& own_layers);
+  // Runs `job` on the plan's image for its exit status only (`rockpack check`): nothing is cached
+  // or measured, and what it writes stays in the scratch root for the next check to see.
+  SandboxCheckResult check(const SandboxJob& job);
 
  private:
   class Workspace;
+  // The command of `job` on the workspace's root (a missing workdir is made there first).
+  struct Prepared;
+  Prepared prepare(const SandboxJob& job, const std::vector<LayerPlan>& own_layers);
   const BuildPlan& plan_;
   ContentStore& store_;
   std::string plan_identity_;

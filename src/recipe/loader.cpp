@@ -27,7 +27,7 @@ namespace {
 const std::vector<std::string> kRecipeKeys = {"name",   "args",       "platform", "base",   "include",
                                               "files",  "symlinks",   "env",      "user",   "workdir",
                                               "entrypoint", "cmd",    "labels",   "annotations", "tags",
-                                              "python",     "rocm",       "compression", "apt", "accounts", "run"};
+                                              "python",     "rocm",       "compression", "apt", "accounts", "run", "checks"};
 const std::vector<std::string> kFileKeys = {"content", "src", "dest", "mode", "uid", "gid", "layer"};
 const std::vector<std::string> kSymlinkKeys = {"path", "target", "uid", "gid", "layer"};
 const std::set<std::string> kBuiltins = {"DATE", "SOURCE_DATE_EPOCH"};
@@ -486,6 +486,7 @@ void Loader::convert(const Document& doc, Recipe& r) {
   if (auto n = root["python"]) merge_python_section(in, n, r.python);
   if (auto n = root["rocm"]) merge_rocm_section(in, n, r.rocm);
   if (auto n = root["run"]) read_run_section(in, n, r.run);
+  if (auto n = root["checks"]) read_run_section(in, n, r.checks, "checks");
 }
 
 }  // namespace

@@ -223,7 +223,8 @@ struct Recipe {
   std::optional<AccountsSection> accounts;
   std::optional<PythonSection> python;
   std::optional<RocmSection> rocm;
-  std::vector<RunItem> run;  // in order; fragments' items first
+  std::vector<RunItem> run;     // in order; fragments' items first
+  std::vector<RunItem> checks;  // `checks:`, run by `rockpack check` on the finished image
 };
 
 struct LoadOptions {

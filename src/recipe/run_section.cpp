@@ -11,15 +11,16 @@ const std::vector<std::string> kRunKeys = {"name", "shell", "command", "env", "u
                                            "keep_litter", "keep_pycache"};
 constexpr uint32_t kMaxTimeout = 7 * 24 * 3600;
 
-void read_item(const DocumentReader& in, const YAML::Node& node, size_t index, std::vector<RunItem>& items) {
+void read_item(const DocumentReader& in, const YAML::Node& node, size_t index, std::vector<RunItem>& items,
+               const std::string& section) {
   if (!node.IsMap()) {
-    in.error(node, "each run: item must be a mapping (shell: or command:, name:, env:, ...)");
+    in.error(node, "each " + section + ": item must be a mapping (shell: or command:, name:, env:, ...)");
     return;
   }
-  if (!in.check_keys(node, kRunKeys, "run item")) return;
+  if (!in.check_keys(node, kRunKeys, section + " item")) return;
   RunItem item;
   item.where = in.at(node);
-  item.name = "run-" + std::to_string(index + 1);
+  item.name = section + "-" + std::to_string(index + 1);
   if (auto n = node["name"]) {
     auto t = in.text(n, "name");
     static const std::regex kName("[a-z0-9][a-z0-9._-]{0,62}");
@@ -31,10 +32,10 @@ void read_item(const DocumentReader& in, const YAML::Node& node, size_t index, s
   auto shell = node["shell"];
   auto command = node["command"];
   if (shell && command) {
-    in.error(node, "a run item has both shell: and command:", "keep one: shell: runs a script by /bin/sh -c, "
+    in.error(node, "a " + section + " item has both shell: and command:", "keep one: shell: runs a script by /bin/sh -c, "
                                                                "command: runs a program with its arguments");
   } else if (!shell && !command) {
-    in.error(node, "a run item needs shell: or command:");
+    in.error(node, "a " + section + " item needs shell: or command:");
   } else if (shell) {
     item.shell = in.text(shell, "shell");
     if (item.shell && item.shell->find_first_not_of(" \t\n") == std::string::npos)
@@ -75,18 +76,19 @@ void read_item(const DocumentReader& in, const YAML::Node& node, size_t index, s
   }
   for (const auto& other : items)
     if (other.name == item.name)
-      in.error(node, "two run items are named '" + item.name + "' (the other at " + other.where.str() + ")");
+      in.error(node, "two " + section + " items are named '" + item.name + "' (the other at " + other.where.str() + ")");
   items.push_back(std::move(item));
 }
 
 }  // namespace
 
-void read_run_section(const DocumentReader& in, const YAML::Node& node, std::vector<RunItem>& items) {
+void read_run_section(const DocumentReader& in, const YAML::Node& node, std::vector<RunItem>& items,
+                      const std::string& section) {
   if (!node.IsSequence()) {
-    in.error(node, "'run' must be a list of items (- shell: ... or - command: [...])");
+    in.error(node, "'" + section + "' must be a list of items (- shell: ... or - command: [...])");
     return;
   }
-  for (size_t i = 0; i < node.size(); ++i) read_item(in, node[i], items.size(), items);
+  for (size_t i = 0; i < node.size(); ++i) read_item(in, node[i], items.size(), items, section);
 }
 
 }  // namespace rp::recipe

@@ -1,8 +1,10 @@
 #pragma once
 // The recipe's `run:` section (docs/run.md): a list of commands run in a sandbox against the image
-// built so far, each producing one layer (src/plan/run_step).
+// built so far, each producing one layer (src/plan/run_step); and `checks:`, commands `rockpack check`
+// runs on a finished image (src/cli/cmd_check).
 #include <yaml-cpp/yaml.h>
 
+#include <string>
 #include <vector>
 
 #include "recipe/document_reader.hpp"
@@ -11,8 +13,10 @@
 namespace rp::recipe {
 
 
-// Reads `node`, the value of `run:` in one document, appending its items to `items`. Every problem
-// is reported at its file:line:column through `in`.
-void read_run_section(const DocumentReader& in, const YAML::Node& node, std::vector<RunItem>& items);
+// Reads `node`, the value of `run:` (or `checks:`, the same items run by `rockpack check`) in one
+// document, appending its items to `items`. Every problem is reported at its file:line:column
+// through `in`, naming `section`.
+void read_run_section(const DocumentReader& in, const YAML::Node& node, std::vector<RunItem>& items,
+                      const std::string& section = "run");
 
 }  // namespace rp::recipe

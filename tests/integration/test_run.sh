@@ -8,6 +8,7 @@
 #  - a warm build runs nothing and gives the same digest; a cold build in another store too;
 #    a changed cache_key file runs the item again;
 #  - a failing command: exit 1, its exit code and last lines in the message, no output written;
+#  - rockpack check runs checks: and --run on the image; a failing check exits 1 and shows its output;
 #  - a timeout; no network by default (a loopback server is unreachable), network: true reaches it.
 source "$(dirname "$0")/lib/common.sh"
 need umoci; need file; need python3
@@ -66,6 +67,9 @@ run:
     shell: id -u > /home/u/uid; pwd > /home/u/pwd
   - name: second-layer
     command: [/bin/sh, -c, "echo second > /etc/second"]
+checks:
+  - {name: new-file, shell: 'test "\$(cat /etc/new)" = new'}
+  - {name: recipe-env, command: [/bin/sh, -c, 'test "\$FROM_RECIPE" = recipe-value']}
 EOF
 "$ROCKPACK" build ctx/run.yaml --cache-dir "$WORK/c" -o "oci:$WORK/img:run" >d1.txt 2>cold.log || fail "run build failed: $(cat cold.log)"
 D1=$(tail -n 1 d1.txt)
@@ -115,6 +119,17 @@ case "$(cat warm.log)" in *hello-from-edit*) fail "the warm build ran the comman
 assert_contains "$(cat warm.log)" "run edit: cached" "the warm build says the layer was cached"
 "$ROCKPACK" build ctx/run.yaml --cache-dir "$WORK/c2" -o "oci:$WORK/img:run3" >d3.txt 2>cold2.log || fail "second cold build failed: $(cat cold2.log)"
 assert_eq "$(tail -n 1 d3.txt)" "$D1" "two cold builds in two stores give the same digest"
+
+# rockpack check: the recipe's checks: and --run commands in the sandbox on the finished image.
+out=$("$ROCKPACK" check "oci:$WORK/img:run" --recipe ctx/run.yaml --cache-dir "$WORK/c" 2>check.log) || fail "check failed: $out $(cat check.log)"
+assert_contains "$out" "2 of 2 checks passed" "rockpack check runs the recipe's checks"
+rc=0; out=$("$ROCKPACK" check "oci:$WORK/img:run" --run 'echo check-says-no; exit 4' --run 'true' --cache-dir "$WORK/c" 2>&1) || rc=$?
+assert_eq "$rc" "1" "a failing check: exit code"
+assert_contains "$out" "FAILED  run-1: exit code 4" "a failing check is named with its exit code"
+assert_contains "$out" "check-says-no" "a failing check's output is shown"
+assert_contains "$out" "1 of 2 checks passed" "the other check still runs"
+rc=0; out=$("$ROCKPACK" check "oci:$WORK/img:run" --cache-dir "$WORK/c" 2>&1) || rc=$?
+assert_eq "$rc" "2" "nothing to check: exit code"
 
 # A changed cache_key input runs the item again.
 echo "input-2" >ctx/input.txt
