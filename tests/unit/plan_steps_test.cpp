@@ -113,7 +113,7 @@ std::vector<std::string> env_of(const BuildPlan& p) {
 TEST_CASE("plan/steps: one order, following the data (packages and accounts first) -- files keep their place before python") {
   std::vector<std::string> names;
   for (const auto& s : build_steps()) names.push_back(s->name());
-  CHECK(names == std::vector<std::string>{"apt", "accounts", "files", "python", "rocm", "login-env"});
+  CHECK(names == std::vector<std::string>{"apt", "accounts", "files", "python", "rocm", "run", "login-env"});
 }
 
 TEST_CASE("plan/steps: the one Env merge rule") {
