@@ -19,6 +19,7 @@
 #include "entries/path_parts.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
+#include "util/strings.hpp"
 
 namespace fs = std::filesystem;
 
@@ -74,6 +75,9 @@ class RootWriter {
     if (parts.empty()) fail(m, "empty path");
     name = parts.back();
     parts.pop_back();
+    // Entries come sorted, so most share the previous one's directory: reuse its descriptor.
+    std::string parent_rel = join(parts, "/");
+    if (cached_.get() >= 0 && parent_rel == cached_rel_) return UniqueFd(::fcntl(cached_.get(), F_DUPFD_CLOEXEC, 0));
     UniqueFd dir(::fcntl(rootfd_.get(), F_DUPFD_CLOEXEC, 0));
     std::string so_far;
     for (const auto& part : parts) {
@@ -92,14 +96,21 @@ class RootWriter {
       }
       dir = std::move(next);
     }
+    cached_rel_ = parent_rel;
+    cached_ = UniqueFd(::fcntl(dir.get(), F_DUPFD_CLOEXEC, 0));
     return dir;
   }
+
+  // Something was removed or replaced by a link: a cached directory may no longer be the path's.
+  void forget_cached_parent() { cached_ = UniqueFd(); }
 
   // Removes what is at `name` in `dir` (a whole directory tree included), unless it is a directory
   // and `keep_directory`.
   void remove(int dir, const std::string& name, bool keep_directory) {
     struct stat st {};
     if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return;
+    if (S_ISDIR(st.st_mode) && keep_directory) return;
+    forget_cached_parent();
     if (S_ISDIR(st.st_mode)) {
       if (keep_directory) return;
       std::error_code ec;
@@ -176,6 +187,8 @@ class RootWriter {
 
   fs::path root_;
   UniqueFd rootfd_;
+  std::string cached_rel_;  // the directory `cached_` is, relative to the root
+  UniqueFd cached_;
   bool is_root_ = ::geteuid() == 0;
 };
 
