@@ -405,6 +405,15 @@ NativeEffects native_effects(const FileTree& image, const std::vector<UnpackedPa
   timezone(image, out);
   alternatives(image, added, out);
   ca_certificates(image, out);
+  // A path under a symlinked directory goes where the link leads, as dpkg's files do: /lib/cpp is
+  // usr/lib/cpp on a merged-/usr image. (A layer entry "lib/cpp" next to "lib -> usr/lib" would have
+  // readers replace the link with a directory.)
+  for (auto& e : out.entries) {
+    size_t slash = e.path.rfind('/');
+    if (slash == std::string::npos) continue;
+    if (auto parent = image.realpath("/" + e.path.substr(0, slash)); parent && *parent != "/" + e.path.substr(0, slash))
+      e.path = rel(*parent) + e.path.substr(slash);
+  }
   return out;
 }
 

@@ -84,6 +84,22 @@ std::string RootfsView::through_parent_symlinks(const std::string& key) const {
         current = *resolved;
         continue;
       }
+      if (!resolved) {
+        // A dangling link (a layer's `lib -> usr/lib` ahead of usr/lib): runtimes make the
+        // directory it names, and so does the view; its path is taken lexically, ".." stopping at
+        // the root.
+        const std::string& link = it->second.node.link_target;
+        std::vector<std::string> target = link.empty() || link[0] == '/' ? std::vector<std::string>{} : path_components(current);
+        for (const auto& c : path_components(link)) {
+          if (c != "..") target.push_back(c);
+          else if (!target.empty()) target.pop_back();
+        }
+        if (!target.empty()) {
+          current.clear();
+          for (const auto& c : target) current += (current.empty() ? "" : "/") + c;
+          continue;
+        }
+      }
     }
     current = std::move(next);
   }

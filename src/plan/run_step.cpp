@@ -1,5 +1,7 @@
 #include "plan/run_step.hpp"
 
+#include <algorithm>
+
 #include "plan/sandbox_layers.hpp"
 #include "util/digest.hpp"
 #include "util/error.hpp"
@@ -85,9 +87,17 @@ SandboxJob sandbox_job_of(const recipe::RunItem& item, const std::string& sectio
   // A shell script runs as `/bin/sh -c SCRIPT`, as docker's RUN does.
   job.argv = item.shell ? std::vector<std::string>{"/bin/sh", "-c", *item.shell} : item.command;
   job.env = env_of(env, item);
+  // As docker does for a config without them: a default PATH, and root's HOME.
+  auto has = [&](const char* name) {
+    return std::any_of(job.env.begin(), job.env.end(), [&](const std::string& e) { return e.rfind(std::string(name) + "=", 0) == 0; });
+  };
+  if (!has("PATH")) job.env.push_back("PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
   job.user = item.user.empty() ? default_user : item.user;
   job.workdir = !item.workdir.empty() ? item.workdir : (default_workdir.empty() ? "/" : default_workdir);
   job.network = item.network;
+  if (!has("HOME") && (job.user.empty() || job.user == "0" || job.user == "root" || job.user.rfind("0:", 0) == 0 ||
+                       job.user.rfind("root:", 0) == 0))
+    job.env.push_back("HOME=/root");
   job.timeout_seconds = item.timeout_seconds;
   job.keep_litter = item.keep_litter;
   job.keep_pycache = item.keep_pycache;

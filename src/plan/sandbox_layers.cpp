@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <optional>
 #include <set>
 #include <thread>
@@ -126,6 +127,10 @@ class SandboxLayers::Workspace {
     spdlog::info("sandbox: wrote the image so far into the sandbox's root in {:.1f} s", seconds);
   }
   ~Workspace() {
+    if (std::getenv("ROCKPACK_KEEP_SANDBOX")) {  // debugging: see what the commands saw
+      spdlog::info("sandbox: kept {}", root_.string());
+      return;
+    }
     std::error_code ec;
     fs::remove_all(dir_, ec);
   }

@@ -78,26 +78,50 @@ class RootWriter {
     // Entries come sorted, so most share the previous one's directory: reuse its descriptor.
     std::string parent_rel = join(parts, "/");
     if (cached_.get() >= 0 && parent_rel == cached_rel_) return UniqueFd(::fcntl(cached_.get(), F_DUPFD_CLOEXEC, 0));
+    UniqueFd dir = directory(m, parts, create, 0);
+    if (dir.get() < 0) return dir;
+    cached_rel_ = parent_rel;
+    cached_ = UniqueFd(::fcntl(dir.get(), F_DUPFD_CLOEXEC, 0));
+    return dir;
+  }
+
+  // The directory at `parts` (relative to the root), symlinks resolved inside the root; missing
+  // directories are made (or, without `create`, -1 is returned). A dangling symlink on the way is
+  // made to point at a new directory, as container runtimes extract a layer whose `lib -> usr/lib`
+  // comes before usr/lib does.
+  UniqueFd directory(const Member& m, const std::vector<std::string>& parts, bool create, int depth) {
+    if (depth > 40) fail(m, "too many levels of symbolic links");
     UniqueFd dir(::fcntl(rootfd_.get(), F_DUPFD_CLOEXEC, 0));
     std::string so_far;
-    for (const auto& part : parts) {
+    for (size_t i = 0; i < parts.size(); ++i) {
+      const std::string& part = parts[i];
+      std::string parent_so_far = so_far;
       so_far += (so_far.empty() ? "" : "/") + part;
       UniqueFd next = open_in_root(so_far);
       if (next.get() < 0 && errno == ENOENT) {
         if (!create) return UniqueFd();
-        // Missing: make it in the directory resolved so far (a dangling link is not followed).
-        if (::mkdirat(dir.get(), part.c_str(), 0755) != 0 && errno != EEXIST) fail(m, "cannot create " + so_far + ": " + strerror(errno));
+        char target[4096];
+        ssize_t n = ::readlinkat(dir.get(), part.c_str(), target, sizeof target - 1);
+        if (n > 0) {
+          // A dangling link: make what it points to (its path taken lexically, ".." stopping at the root).
+          std::string link(target, static_cast<size_t>(n));
+          std::vector<std::string> resolved = link[0] == '/' ? std::vector<std::string>{} : path_components(parent_so_far);
+          for (const auto& c : path_components(link)) {
+            if (c != "..") resolved.push_back(c);
+            else if (!resolved.empty()) resolved.pop_back();
+          }
+          (void)directory(m, resolved, true, depth + 1);
+        } else if (::mkdirat(dir.get(), part.c_str(), 0755) != 0 && errno != EEXIST) {
+          fail(m, "cannot create " + so_far + ": " + strerror(errno));
+        }
         next = open_in_root(so_far);
       }
       if (next.get() < 0) {
-        if (errno == ENOTDIR || errno == ENOENT)
-          fail(m, so_far + " is not a directory (or a symlink to one inside the image)");
+        if (errno == ENOTDIR || errno == ENOENT) fail(m, so_far + " is not a directory (nor a symlink to one)");
         fail(m, "cannot open " + so_far + ": " + strerror(errno));
       }
       dir = std::move(next);
     }
-    cached_rel_ = parent_rel;
-    cached_ = UniqueFd(::fcntl(dir.get(), F_DUPFD_CLOEXEC, 0));
     return dir;
   }
 

@@ -131,6 +131,13 @@ TreeSnapshot snapshot_tree(const fs::path& root, const std::vector<std::string>&
 bool is_build_litter(const std::string& path) {
   for (const char* dir : {"tmp", "var/cache/apt", "var/lib/apt/lists", "var/log"})
     if (under(path, dir)) return true;
+  // dpkg's and debconf's backups of their databases (status-old, config.dat-old, ...).
+  for (const char* dir : {"var/lib/dpkg/", "var/cache/debconf/"}) {
+    std::string_view p(path), d(dir);
+    if (p.size() > d.size() + 4 && p.compare(0, d.size(), d) == 0 && p.find('/', d.size()) == std::string_view::npos &&
+        p.substr(p.size() - 4) == "-old")
+      return true;
+  }
   return false;
 }
 

@@ -212,6 +212,15 @@ TEST_CASE("apt/native_effects: alternatives choose the highest priority among ex
         effects.done.end());
 }
 
+TEST_CASE("apt/native_effects: a link under a merged-/usr directory goes where the directory link leads") {
+  rp::RootfsView image;
+  image.add_entries({dir_entry("usr/lib"), symlink_entry("lib", "usr/lib"), file_entry("usr/bin/cpp", "cpp", 0755)});
+  std::vector<UnpackedPackage> added = {package("cpp", ua("/lib/cpp", "cpp", "/usr/bin/cpp", 10))};
+  NativeEffects effects = native_effects(image, added);
+  CHECK(link_of(effects, "usr/lib/cpp") == "/etc/alternatives/cpp");
+  CHECK(std::none_of(effects.entries.begin(), effects.entries.end(), [](const Entry& e) { return e.path == "lib/cpp"; }));
+}
+
 TEST_CASE("apt/native_effects: a real file at the link is left alone") {
   rp::RootfsView image;
   image.add_entries({file_entry("usr/bin/gcc", "gcc", 0755), file_entry("usr/bin/cc", "a real cc", 0755)});

@@ -117,6 +117,13 @@ TEST_CASE("rootfs view: members below a symlinked directory land in its target (
   merged.add_entries({file_entry("lib/x86_64-linux-gnu/libc.so.6", "libc")});
   CHECK(merged.lstat("/lib")->type == EntryType::kSymlink);
   CHECK(merged.read("/usr/lib/x86_64-linux-gnu/libc.so.6") == "libc");
+  // One layer whose `lib -> usr/lib` sorts before usr/lib exists: lib/cpp makes usr/lib, the link stays.
+  auto ahead = store_layer(store, {symlink_entry("lib", "usr/lib"), symlink_entry("lib/cpp", "/etc/alternatives/cpp"),
+                                   dir_entry("usr"), dir_entry("usr/lib")});
+  RootfsView one;
+  one.add_layer(store, ahead, keep_all());
+  CHECK(one.lstat("/lib")->type == EntryType::kSymlink);
+  CHECK(one.lstat("/usr/lib/cpp")->type == EntryType::kSymlink);
 }
 
 TEST_CASE("rootfs view: a corrupt or unsupported layer blob is an error") {

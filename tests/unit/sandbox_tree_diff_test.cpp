@@ -113,3 +113,15 @@ TEST_CASE("tree diff: nothing changed gives no entries") {
   auto before = snapshot_tree(dir.path);
   CHECK(diff_trees(dir.path, before, snapshot_tree(dir.path), {}).empty());
 }
+
+TEST_CASE("tree diff: build litter -- dpkg and debconf backups, not their databases") {
+  CHECK(is_build_litter("tmp/x"));
+  CHECK(is_build_litter("var/log/dpkg.log"));
+  CHECK(is_build_litter("var/lib/dpkg/status-old"));
+  CHECK(is_build_litter("var/cache/debconf/config.dat-old"));
+  CHECK_FALSE(is_build_litter("var/lib/dpkg/status"));
+  CHECK_FALSE(is_build_litter("var/cache/debconf/config.dat"));
+  CHECK_FALSE(is_build_litter("var/lib/dpkg/info/foo-old"));  // a package may be named *-old
+  CHECK_FALSE(is_build_litter("var/lib/dpkg/-old"));
+  CHECK_FALSE(is_build_litter("etc/tmp"));
+}
