@@ -72,7 +72,7 @@ verify=$(chroot "$O" dpkg --verify 2>&1) || fail "dpkg --verify fails: $verify"
 chroot "$O" apt-get check >check.log 2>&1 || fail "apt-get check fails: $(cat check.log)"
 
 # The file lists, modes and owners, apart from litter apt-get leaves and rockpack drops.
-litter='^\./(var/cache/(apt|debconf/[a-z]*-old|ldconfig)|var/lib/apt|var/log|tmp|run|dev|proc|sys|var/lib/dpkg/[a-z]*-old|etc/apt/sources\.list|usr/sbin/policy-rc\.d)'
+litter='^\./(var/cache/(apt|debconf/[a-z.]*-old)|var/lib/apt|var/log|tmp|run|dev|proc|sys|var/lib/dpkg/[a-z.]*-old|etc/apt/sources\.list|usr/sbin/policy-rc\.d)'
 list() { (cd "$1" && find . -printf '%p %M %u:%g\n' | grep -Ev "$litter" | sort); }
 list "$T" >theirs.files; list "$O" >ours.files
 diff -u theirs.files ours.files >files.diff || fail "the file list differs from apt-get's (- apt-get, + rockpack):
