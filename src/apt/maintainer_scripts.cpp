@@ -49,11 +49,16 @@ std::string configure_script(const std::vector<UnpackedPackage>& added) {
                 " >>" + sh_quoted(file) + "\n";
     }
   }
-  script += "# 1. preinst install, in install order\n";
+  script += "# 1. preinst install, in install order, with the environment dpkg gives a maintainer script\n";
+  script += "# (dpkg-maintscript-helper refuses to run without DPKG_MAINTSCRIPT_NAME and _PACKAGE)\n";
+  script += "DPKG_RUNNING_VERSION=$(dpkg-query --showformat='${Version}' --show dpkg 2>/dev/null || true)\n";
+  script += "export DPKG_RUNNING_VERSION DPKG_ADMINDIR=/var/lib/dpkg DPKG_ROOT= DPKG_MAINTSCRIPT_DEBUG=0\n";
   for (const auto& p : added) {
     if (!p.control_files.count("preinst")) continue;
     std::string file = sh_quoted("/var/lib/dpkg/info/" + p.info_stem() + ".preinst");
-    script += "if [ -x " + file + " ]; then " + file + " install; fi\n";
+    script += "if [ -x " + file + " ]; then DPKG_MAINTSCRIPT_NAME=preinst DPKG_MAINTSCRIPT_PACKAGE=" + sh_quoted(p.name) +
+              " DPKG_MAINTSCRIPT_ARCH=" + sh_quoted(p.architecture) + " DPKG_MAINTSCRIPT_PACKAGE_REFCOUNT=1 " + file +
+              " install; fi\n";
   }
   script += "# 2. explicit triggers the new packages activate\n";
   std::set<std::string> activations;

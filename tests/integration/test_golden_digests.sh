@@ -69,14 +69,14 @@ start_static multi "$WORK/idx-multi"
 MOCK="$ROCKPACK_SOURCE_DIR/examples/therock/mock.yaml"
 mock_args=(--set "BASE_IMAGE=oci:$BASE:base" --set "PYTHON_STANDALONE_URL=file://$WORK/python.tar.gz"
            --set "PYTHON_STANDALONE_SHA256=$(sha256_of "$WORK/python.tar.gz")" --compression gzip:1)
-inputs therock-gfx942 "$TARBALL" "$WORK/idx" "$ROCKPACK_SOURCE_DIR/layers/therock-pytorch-ci.yaml" "$MOCK"
+inputs therock-gfx942 "$TARBALL" "$WORK/idx" "$ROCKPACK_SOURCE_DIR/layers/therock-rocm-venv.yaml" "$MOCK"
 build_twice therock-gfx942 "$MOCK" "${mock_args[@]}" --set "THEROCK_NIGHTLY_INDEX_URL=$(static_url idx)/{family}/" \
   -- --replace "$WORK=@WORK@" --replace "$(static_url idx)=@INDEX@"
-inputs therock-gfx110x "$TARBALL" "$WORK/idx" "$ROCKPACK_SOURCE_DIR/layers/therock-pytorch-ci.yaml" "$MOCK"
+inputs therock-gfx110x "$TARBALL" "$WORK/idx" "$ROCKPACK_SOURCE_DIR/layers/therock-rocm-venv.yaml" "$MOCK"
 build_twice therock-gfx110x "$MOCK" "${mock_args[@]}" --set "THEROCK_NIGHTLY_INDEX_URL=$(static_url idx)/{family}/" \
   --set "PYTORCH_ROCM_ARCH=gfx1100;gfx1101" --set THEROCK_VERSION="$V1" \
   -- --replace "$WORK=@WORK@" --replace "$(static_url idx)=@INDEX@"
-inputs therock-multi-arch "$TARBALL" "$WORK/idx-multi" "$ROCKPACK_SOURCE_DIR/layers/therock-pytorch-ci.yaml" "$MOCK"
+inputs therock-multi-arch "$TARBALL" "$WORK/idx-multi" "$ROCKPACK_SOURCE_DIR/layers/therock-rocm-venv.yaml" "$MOCK"
 build_twice therock-multi-arch "$MOCK" "${mock_args[@]}" --set "THEROCK_NIGHTLY_INDEX_URL=$(static_url multi)/" \
   -- --replace "$WORK=@WORK@" --replace "$(static_url multi)=@INDEX@"
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The shipped TheRock recipes (recipes/*.yaml on layers/therock-pytorch-ci.yaml, examples/therock/mock.yaml)
 # stay valid: `rockpack validate` accepts each one, and the arg overrides the docs show fail the way
-# docs/nightly.md says (unknown target). Validation only: nothing is downloaded.
+# docs/nightly.md says (unknown target, unknown APT_SCRIPTS). Validation only: nothing is downloaded.
+# tests/integration/test_therock_ci_complete.sh builds the fragment.
 source "$(dirname "$0")/lib/common.sh"
 
 # Until the binary implements the rocm section there is nothing to check here.
@@ -31,6 +32,16 @@ validate "$NIGHTLY" --set PYTORCH_ROCM_ARCH=gfx1100 --set THEROCK_VERSION=7.10.0
   || fail "the nightly recipe with the documented overrides does not validate"
 out=$(SOURCE_DATE_EPOCH=1763596800 validate "$NIGHTLY") || fail "the nightly recipe does not validate with SOURCE_DATE_EPOCH"
 assert_contains "$out" "nightly-20251120" "the nightly tag comes from SOURCE_DATE_EPOCH"
+
+# The fragment's apt knobs: APT_SCRIPTS=native (the nightly's unprivileged container) validates, an
+# unknown mode is refused at its line; the cmake pin is an apt version glob.
+validate "$NIGHTLY" --set APT_SCRIPTS=native --set 'CMAKE_APT_VERSION=3.28*' >/dev/null \
+  || fail "the nightly recipe with APT_SCRIPTS=native does not validate"
+rc=0
+out=$(validate "$NIGHTLY" --set APT_SCRIPTS=sometimes) || rc=$?
+assert_eq "$rc" 2 "exit code of an unknown APT_SCRIPTS"
+assert_contains "$out" "therock-pytorch-ci.yaml" "the unknown scripts mode is reported in the fragment"
+assert_contains "$out" "unknown scripts: 'sometimes'" "the unknown scripts mode is named"
 
 # A target TheRock does not build: exit 2, named, with the supported list.
 rc=0
