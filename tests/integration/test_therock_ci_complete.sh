@@ -150,6 +150,11 @@ for e in LANG=C.UTF-8 LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive PYTORCH_ROCM
   grep -qxF "$e" <<<"$env_lines" || fail "config Env lacks $e: $env_lines"
 done
 
+# --- rockpack check: the fragment's checks: in the sandbox, as the workflow runs them before a push --
+out=$("$ROCKPACK" check "oci:$WORK/img:ci" --recipe "$WORK/ci.yaml" "${ARGS[@]}" --cache-dir "$WORK/c" 2>"$WORK/check.err") ||
+  fail "rockpack check fails on the CI image: $out $(tail -n 20 "$WORK/check.err")"
+assert_contains "$out" "6 of 6 checks passed" "rockpack check runs the fragment's checks"
+
 # --- APT_SCRIPTS=native: what an unprivileged container builds -------------------------------------
 "$ROCKPACK" build "$WORK/ci.yaml" "${ARGS[@]}" "${BUILD[@]}" --set APT_SCRIPTS=native -o "oci:$WORK/native:ci" \
   >"$WORK/native.out" 2>"$WORK/native.log" || fail "the build with APT_SCRIPTS=native fails: $(tail -n 20 "$WORK/native.log")"

@@ -645,11 +645,17 @@ def core_payload(version, targets, scale):
     for name in numbered(CORE_LIB_NAMES, scale.core_libs[0], "libcore_mock{0}.so.1"):
         p.add_binary(f"{base}/lib/{name}", scale.core_libs[1])
     for name in numbered(["clang", "lld"], scale.llvm_bins[0], "llvm-tool{0}"):
+        if name == "clang":  # answers --version, so `hipcc --version` works in a mock image
+            p.add(f"{base}/lib/llvm/bin/clang",
+                  b"#!/bin/sh\necho 'AMD clang version 20.0.0 (mock)'\necho 'Target: x86_64-unknown-linux-gnu'\n",
+                  0o755)
+            continue
         p.add_binary(f"{base}/lib/llvm/bin/{name}", scale.llvm_bins[1])
     for launcher in LAUNCHERS:
         tool = "flang" if "flang" in launcher else ("lld" if "lld" in launcher else "clang")
+        # Through the link: the devel tree's bin/ has the launchers as symlinks into lib/llvm/bin.
         p.add(f"{base}/lib/llvm/bin/{launcher}",
-              f'#!/bin/sh\nexec "$(dirname "$0")/{tool}" "$@"\n'.encode(), 0o755)
+              f'#!/bin/sh\nexec "$(dirname "$(readlink -f "$0")")/{tool}" "$@"\n'.encode(), 0o755)
     p.add(f"{base}/lib/llvm/amdgcn/bitcode/ockl.bc", binary("ockl.bc", 1000), 0o644)
     p.add(f"{base}/bin/hipconfig", b"#!/bin/sh\necho HIP version: 7.10 (mock)\n", 0o755)
     p.add(f"{base}/bin/rocminfo", b"#!/bin/sh\necho 'ROCk module is NOT loaded (mock)'\n", 0o755)
