@@ -6,7 +6,7 @@
 # distribution source (the ROCm packages' python3-yaml, libnuma1, libdrm-amdgpu1, ... come from it):
 #  - `validate` accepts the recipe with the test's --set values;
 #  - the build verifies the fake repository's signature; in a chroot of the unpacked image (umoci):
-#    /opt/rocm -> /opt/rocm-<ver>, /opt/rocm/bin/hipcc --version runs, dpkg-query lists every fake
+#    /opt/rocm -> /etc/alternatives/rocm -> /opt/rocm-<ver> (rocm-core's postinst, run in the sandbox), /opt/rocm/bin/hipcc --version runs, dpkg-query lists every fake
 #    package at its generated version (and the distribution packages they need), dpkg --verify is
 #    clean, apt-get check passes, /etc/rocm_env.sh puts hipcc on PATH, jenkins is uid/gid 1000 with
 #    home /var/lib/jenkins; the image config has User jenkins and ROCM_PATH, LANG, LC_ALL,
@@ -56,9 +56,12 @@ assert_contains "$(cat "$WORK/build.log")" "signed by $(cat "$WORK/r/keys/test.f
 umoci unpack --image "$WORK/img:rocm" "$WORK/u" >/dev/null
 R="$WORK/u/rootfs"
 
-# /opt/rocm -> /opt/rocm-<ver> (shipped by the fake rocm-core, see make_fake_rocm_repo.sh).
-[ -L "$R/opt/rocm" ] || fail "/opt/rocm is not a symlink"
-assert_eq "$(readlink "$R/opt/rocm")" "/opt/rocm-$VER" "/opt/rocm points at the versioned tree"
+# /opt/rocm -> /etc/alternatives/rocm -> /opt/rocm-<ver>: made by rocm-core's postinst, which ran in
+# the sandbox (apt: scripts: run, the recipe's default).
+[ -L "$R/opt/rocm" ] || fail "/opt/rocm is not a symlink (rocm-core's postinst did not run)"
+assert_eq "$(readlink "$R/opt/rocm")" "/etc/alternatives/rocm" "/opt/rocm is an alternative"
+assert_eq "$(readlink "$R/etc/alternatives/rocm")" "/opt/rocm-$VER" "the rocm alternative points at the versioned tree"
+assert_contains "$(chroot "$R" update-alternatives --display rocm)" "link currently points to /opt/rocm-$VER" "update-alternatives knows rocm"
 assert_eq "$(chroot "$R" readlink -f /opt/rocm/bin/hipcc)" "/opt/rocm-$VER/bin/hipcc" "hipcc resolves into /opt/rocm-$VER"
 assert_eq "$(cat "$R/opt/rocm-$VER/.info/version")" "$VER-83~22.04" ".info/version"
 for f in lib/libamdhip64.so lib/librocblas.so lib/librccl.so lib/libroctracer64.so lib/librocprofiler64.so \

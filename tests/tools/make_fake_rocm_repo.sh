@@ -31,12 +31,10 @@
 # (MIOpen, rocFFT, rocSOLVER, ...) and the dependencies of rocm-cmake on cmake and of rocm-llvm on
 # libstdc++-11-dev/libgcc-11-dev.
 #
-# /opt/rocm: the real rocm-core makes /opt/rocm -> /etc/alternatives/rocm -> /opt/rocm-<ver> in its
-# postinst (update-alternatives --install /opt/rocm rocm /opt/rocm-<ver> <priority>). rockpack does
-# not run maintainer scripts yet, and reproduces update-alternatives calls only when they are literal,
-# so THIS FAKE rocm-core SHIPS THE SYMLINK /opt/rocm -> /opt/rocm-<ver> IN ITS data.tar instead (and
-# has no postinst). With the real rocm-core the image has no /opt/rocm until maintainer scripts run
-# (docs/nightly.md, "The traditional apt path").
+# /opt/rocm: as the real rocm-core, this one makes /opt/rocm -> /etc/alternatives/rocm ->
+# /opt/rocm-<ver> in its postinst, with update-alternatives and a priority computed in shell
+# variables (which rockpack's native effects cannot read): the link exists only when the maintainer
+# scripts run (apt: scripts: run, docs/run.md). Its prerm removes the alternative again.
 #
 # Exit codes: 0, 77 when a tool is missing (gpg, dpkg-deb, dpkg-scanpackages, apt-ftparchive, gzip),
 # 1 on failure. Needs no root (every file is root:root via dpkg-deb --root-owner-group).
@@ -137,14 +135,13 @@ V_RCCL=2.22.3
 V_PROF=$V_PROF.$CODE V_TRACER=$V_TRACER.$CODE # rocprofiler/roctracer repeat the code: 2.0.60401.60401
 eq() { echo "$1 (= $(v "$2"))"; }
 
-# --- rocm-core: the version file, librocm-core, and /opt/rocm (see the header: a shipped symlink
-# instead of the real postinst's update-alternatives).
+# --- rocm-core: the version file, librocm-core, and /opt/rocm made by its postinst (see the header).
 tree rocm-core
 put "$P/.info/version" 0644 "$VER-${BUILD#-}\n"
 lib "$P/lib" rocm-core 1 1.0.$CODE
 put "$P/include/rocm-core/rocm_version.h" 0644 "#define ROCM_VERSION_MAJOR $MAJOR\n#define ROCM_VERSION_MINOR $MINOR\n#define ROCM_VERSION_PATCH $PATCH\n"
-mkdir -p "$T/opt"
-ln -s "/opt/rocm-$VER" "$T/opt/rocm" # the real package: update-alternatives in postinst
+put DEBIAN/postinst 0755 "#!/bin/sh\nset -e\n# As the real rocm-core: the alternative's priority from the version, in shell variables.\nROCMDIR=/opt/rocm-$VER\nPRIORITY=\$(echo $MAJOR$MINOR$PATCH | sed 's/^0*//')\nif [ \"\$1\" = configure ]; then\n  update-alternatives --install /opt/rocm rocm \"\$ROCMDIR\" \"\$PRIORITY\"\nfi\n"
+put DEBIAN/prerm 0755 "#!/bin/sh\nset -e\nif [ \"\$1\" = remove ]; then update-alternatives --remove rocm /opt/rocm-$VER; fi\n"
 deb rocm-core "$V_CORE" "" "ROCm Runtime software stack"
 
 tree hsa-rocr
