@@ -19,22 +19,28 @@ std::string sh_quoted(const std::string& s) {
   return out + "'";
 }
 
+// Calls `fn(directive, name)` for each two-word line of the package's info/*.triggers.
+template <typename Fn>
+void for_each_trigger(const UnpackedPackage& p, Fn fn) {
+  auto it = p.control_files.find("triggers");
+  if (it == p.control_files.end()) return;
+  std::istringstream lines(it->second);
+  for (std::string line; std::getline(lines, line);) {
+    auto words = split_words(line);
+    if (words.size() == 2 && !words[1].empty()) fn(words[0], words[1]);
+  }
+}
+
 }  // namespace
 
 std::string configure_script(const std::vector<UnpackedPackage>& added) {
   std::string script = "set -e\n";
   script += "# 0. the new packages' trigger interests, as unpacking registers them\n";
   script += "mkdir -p /var/lib/dpkg/triggers\n";
-  for (const auto& p : added) {
-    auto it = p.control_files.find("triggers");
-    if (it == p.control_files.end()) continue;
-    std::istringstream lines(it->second);
-    for (std::string line; std::getline(lines, line);) {
-      auto words = split_words(line);
-      if (words.size() != 2 || (words[0] != "interest" && words[0] != "interest-noawait" && words[0] != "interest-await"))
-        continue;
-      const std::string& name = words[1];
-      std::string who = p.info_stem() + (words[0] == "interest-noawait" ? "/noawait" : "");
+  for (const auto& p : added)
+    for_each_trigger(p, [&](const std::string& directive, const std::string& name) {
+      if (directive != "interest" && directive != "interest-noawait" && directive != "interest-await") return;
+      std::string who = p.info_stem() + (directive == "interest-noawait" ? "/noawait" : "");
       std::string file, entry;
       if (name[0] == '/') {  // a file trigger: one File line "path package"
         file = "/var/lib/dpkg/triggers/File";
@@ -43,12 +49,11 @@ std::string configure_script(const std::vector<UnpackedPackage>& added) {
         file = "/var/lib/dpkg/triggers/" + name;  // an explicit trigger: its own file of packages
         entry = who;
       } else {
-        continue;
+        return;
       }
       script += "grep -qxF " + sh_quoted(entry) + " " + sh_quoted(file) + " 2>/dev/null || echo " + sh_quoted(entry) +
                 " >>" + sh_quoted(file) + "\n";
-    }
-  }
+    });
   script += "# 1. preinst install, in install order, with the environment dpkg gives a maintainer script\n";
   script += "# (dpkg-maintscript-helper refuses to run without DPKG_MAINTSCRIPT_NAME and _PACKAGE)\n";
   script += "DPKG_RUNNING_VERSION=$(dpkg-query --showformat='${Version}' --show dpkg 2>/dev/null || true)\n";
@@ -62,17 +67,12 @@ std::string configure_script(const std::vector<UnpackedPackage>& added) {
   }
   script += "# 2. explicit triggers the new packages activate\n";
   std::set<std::string> activations;
-  for (const auto& p : added) {
-    auto it = p.control_files.find("triggers");
-    if (it == p.control_files.end()) continue;
-    std::istringstream lines(it->second);
-    for (std::string line; std::getline(lines, line);) {
-      auto words = split_words(line);
-      if (words.size() != 2 || words[0].rfind("activate", 0) != 0 || words[1].empty() || words[1][0] == '/') continue;
-      if (!activations.insert(p.info_stem() + " " + words[1]).second) continue;
-      script += "dpkg-trigger --by-package=" + sh_quoted(p.info_stem()) + " --no-await " + sh_quoted(words[1]) + " || true\n";
-    }
-  }
+  for (const auto& p : added)
+    for_each_trigger(p, [&](const std::string& directive, const std::string& name) {
+      if (directive.rfind("activate", 0) != 0 || name[0] == '/') return;
+      if (!activations.insert(p.info_stem() + " " + name).second) return;
+      script += "dpkg-trigger --by-package=" + sh_quoted(p.info_stem()) + " --no-await " + sh_quoted(name) + " || true\n";
+    });
   script += "# 3. configure, then the pending triggers\n";
   script += "dpkg --configure --pending\n";
   script += "dpkg --triggers-only --pending\n";

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 
+#include "util/archive_fd_reader.hpp"
 #include "util/error.hpp"
 
 namespace rp {
@@ -157,27 +158,9 @@ void apply_pax(const std::string& data, std::optional<std::string>& path, std::o
   }
 }
 
-// libarchive's read callback over a store blob; nothing may throw through it.
-struct FileReader {
-  int fd = -1;
-  std::vector<char> buffer = std::vector<char>(1 << 20);
-  static la_ssize_t read(archive* a, void* self_ptr, const void** out) {
-    auto* self = static_cast<FileReader*>(self_ptr);
-    ssize_t n;
-    do n = ::read(self->fd, self->buffer.data(), self->buffer.size());
-    while (n < 0 && errno == EINTR);
-    if (n < 0) {
-      archive_set_error(a, errno, "%s", std::strerror(errno));
-      return -1;
-    }
-    *out = self->buffer.data();
-    return n;
-  }
-};
-
 // Decompresses the archive blob into a new store blob (a plain tar); returns its digest.
 std::string decompress_to_store(ContentStore& store, const std::string& archive_digest, const std::string& what) {
-  FileReader reader;
+  ArchiveFdReader reader;
   reader.fd = ::open(store.blob_path(archive_digest).c_str(), O_RDONLY | O_CLOEXEC);
   if (reader.fd < 0) throw Error("cannot open " + what + " in the store: " + std::strerror(errno));
   UniqueFd owner_fd(reader.fd);
@@ -190,7 +173,7 @@ std::string decompress_to_store(ContentStore& store, const std::string& archive_
                           (archive_error_string(a) ? archive_error_string(a) : "unknown error"),
                       "check that it is a .tar, .tar.gz, .tar.zst or .tar.xz archive");
   };
-  if (archive_read_open(a, &reader, nullptr, &FileReader::read, nullptr) != ARCHIVE_OK) throw error("open");
+  if (archive_read_open(a, &reader, nullptr, &ArchiveFdReader::read, nullptr) != ARCHIVE_OK) throw error("open");
   archive_entry* e;
   if (archive_read_next_header(a, &e) != ARCHIVE_OK) throw error("decompress");
   auto writer = store.begin_blob();

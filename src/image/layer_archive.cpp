@@ -7,33 +7,19 @@
 #include <cstring>
 
 #include "image/media_types.hpp"
+#include "util/archive_fd_reader.hpp"
 #include "util/digest.hpp"
 #include "util/error.hpp"
 
 namespace rp {
 
-// Feeds libarchive from the blob while hashing it. A C callback: nothing may throw through it.
+// Feeds libarchive from the blob while hashing it.
 struct LayerArchive::Reader {
-  int fd = -1;
   Sha256 sha;
-  std::vector<char> buffer = std::vector<char>(1 << 20);
-
+  ArchiveFdReader fd_reader;
+  Reader() { fd_reader.sha = &sha; }
   ~Reader() {
-    if (fd >= 0) ::close(fd);
-  }
-
-  static la_ssize_t read(archive* a, void* self_ptr, const void** out) {
-    auto* self = static_cast<Reader*>(self_ptr);
-    ssize_t n;
-    do n = ::read(self->fd, self->buffer.data(), self->buffer.size());
-    while (n < 0 && errno == EINTR);
-    if (n < 0) {
-      archive_set_error(a, errno, "%s", std::strerror(errno));
-      return -1;
-    }
-    self->sha.update(self->buffer.data(), static_cast<size_t>(n));
-    *out = self->buffer.data();
-    return n;
+    if (fd_reader.fd >= 0) ::close(fd_reader.fd);
   }
 };
 
@@ -58,8 +44,8 @@ void enable_filter_for(archive* a, const Descriptor& layer) {
 LayerArchive::LayerArchive(const ContentStore& store, const Descriptor& layer)
     : reader_(std::make_unique<Reader>()), where_("layer " + layer.digest), digest_(layer.digest) {
   fs::path file = store.blob_path(layer.digest);
-  reader_->fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (reader_->fd < 0) throw Error("cannot open " + where_ + " in the store: " + std::strerror(errno));
+  reader_->fd_reader.fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (reader_->fd_reader.fd < 0) throw Error("cannot open " + where_ + " in the store: " + std::strerror(errno));
   archive_ = archive_read_new();
   archive_read_support_format_tar(archive_);
   archive_read_support_format_gnutar(archive_);
@@ -69,7 +55,7 @@ LayerArchive::LayerArchive(const ContentStore& store, const Descriptor& layer)
     archive_read_free(archive_);
     throw;
   }
-  if (archive_read_open(archive_, reader_.get(), nullptr, &Reader::read, nullptr) != ARCHIVE_OK) {
+  if (archive_read_open(archive_, &reader_->fd_reader, nullptr, &ArchiveFdReader::read, nullptr) != ARCHIVE_OK) {
     std::string message = "cannot read " + where_ + ": " + error();
     archive_read_free(archive_);
     throw Error(message);
@@ -85,11 +71,11 @@ std::string LayerArchive::error() const {
 
 void LayerArchive::verify_digest() {
   for (;;) {
-    ssize_t n = ::read(reader_->fd, reader_->buffer.data(), reader_->buffer.size());
+    ssize_t n = ::read(reader_->fd_reader.fd, reader_->fd_reader.buffer.data(), reader_->fd_reader.buffer.size());
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) throw Error("cannot read " + where_ + ": " + std::strerror(errno));
     if (n == 0) break;
-    reader_->sha.update(reader_->buffer.data(), static_cast<size_t>(n));
+    reader_->sha.update(reader_->fd_reader.buffer.data(), static_cast<size_t>(n));
   }
   std::string actual = reader_->sha.finish_digest();
   if (actual != digest_)

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "entries/archive_member.hpp"
 #include "image/layer_archive.hpp"
 #include "entries/path_parts.hpp"
 #include "util/digest.hpp"
@@ -162,21 +163,15 @@ void RootfsView::add_layer(const ContentStore& store, const Descriptor& layer, c
     m.mode = archive_entry_perm(e) & 07777;
     m.uid = static_cast<uint32_t>(archive_entry_uid(e));
     m.gid = static_cast<uint32_t>(archive_entry_gid(e));
-    if (const char* hard = archive_entry_hardlink(e)) {
-      auto target = member_key(hard);
+    auto type = archive_member_type(e);
+    if (!type) continue;  // devices and fifos tell nothing about the file system's contents
+    m.type = *type;
+    if (m.type == EntryType::kHardlink) {
+      auto target = member_key(archive_entry_hardlink(e));
       if (!target) continue;
-      m.type = EntryType::kHardlink;
       m.link = *target;
-    } else {
-      switch (archive_entry_filetype(e)) {
-        case AE_IFREG: m.type = EntryType::kFile; break;
-        case AE_IFDIR: m.type = EntryType::kDirectory; break;
-        case AE_IFLNK:
-          m.type = EntryType::kSymlink;
-          m.link = archive_entry_symlink(e) ? archive_entry_symlink(e) : "";
-          break;
-        default: continue;  // devices and fifos tell nothing about the file system's contents
-      }
+    } else if (m.type == EntryType::kSymlink) {
+      m.link = archive_entry_symlink(e) ? archive_entry_symlink(e) : "";
     }
     if (m.type == EntryType::kFile) {
       int64_t size = archive_entry_size(e);

@@ -16,6 +16,7 @@
 #include <set>
 #include <sstream>
 
+#include "entries/archive_member.hpp"
 #include "entries/path_parts.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
@@ -319,20 +320,13 @@ void materialize_archive(archive* a, const fs::path& root, const std::string& wh
     m.mode = archive_entry_perm(e) & 07777;
     m.uid = static_cast<uint32_t>(archive_entry_uid(e));
     m.gid = static_cast<uint32_t>(archive_entry_gid(e));
-    if (const char* hard = archive_entry_hardlink(e)) {
-      m.type = EntryType::kHardlink;
-      for (const auto& part : path_components(hard)) m.link += (m.link.empty() ? "" : "/") + part;
-    } else {
-      switch (archive_entry_filetype(e)) {
-        case AE_IFREG: m.type = EntryType::kFile; break;
-        case AE_IFDIR: m.type = EntryType::kDirectory; break;
-        case AE_IFLNK:
-          m.type = EntryType::kSymlink;
-          m.link = archive_entry_symlink(e) ? archive_entry_symlink(e) : "";
-          break;
-        default: continue;  // devices and fifos: the sandbox brings its own /dev
-      }
-    }
+    auto type = archive_member_type(e);
+    if (!type) continue;  // devices and fifos: the sandbox brings its own /dev
+    m.type = *type;
+    if (m.type == EntryType::kHardlink)
+      for (const auto& part : path_components(archive_entry_hardlink(e))) m.link += (m.link.empty() ? "" : "/") + part;
+    else if (m.type == EntryType::kSymlink)
+      m.link = archive_entry_symlink(e) ? archive_entry_symlink(e) : "";
     archive_entry_xattr_reset(e);
     const char* xname;
     const void* xvalue;

@@ -14,11 +14,7 @@ source "$(dirname "$0")/lib/common.sh"
 source "$ROCKPACK_SOURCE_DIR/tests/integration/lib/python_fixtures.sh"
 need umoci; need skopeo
 [ "$(id -u)" -eq 0 ] || skip "chroot needs root"
-KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
-[ -r "$KEYRING" ] || skip "no $KEYRING on this machine (package debian-archive-keyring)"
-rc=0; MIRROR=$(debian_apt_mirror) || rc=$?
-[ "$rc" -eq 77 ] && skip "no reachable Debian mirror in the apt configuration"
-[ "$rc" -eq 0 ] || fail "debian_apt_mirror failed"
+debian_archive
 export SOURCE_DATE_EPOCH=1700000000
 cd "$WORK"
 

@@ -19,11 +19,7 @@ source "$ROCKPACK_SOURCE_DIR/tests/integration/lib/python_fixtures.sh"
 source "$ROCKPACK_SOURCE_DIR/tests/integration/lib/apt_repo.sh"
 need umoci; need gpg; need dpkg-deb; need dpkg-scanpackages; need apt-ftparchive
 [ "$(id -u)" -eq 0 ] || skip "the Debian fixture and the chroot need root"
-KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
-[ -r "$KEYRING" ] || skip "no $KEYRING on this machine (package debian-archive-keyring)"
-rc=0; MIRROR=$(debian_apt_mirror) || rc=$?
-[ "$rc" -eq 77 ] && skip "no reachable Debian mirror in the apt configuration"
-[ "$rc" -eq 0 ] || fail "debian_apt_mirror failed"
+debian_archive
 export SOURCE_DATE_EPOCH=1700000000
 VER=${ROCKPACK_TEST_ROCM_VERSION:-6.4.1}  # the fake repository's ROCm version
 HIP="${VER%.*}.43483"                  # the HIP version make_fake_rocm_repo.sh gives it

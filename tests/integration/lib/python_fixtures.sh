@@ -6,6 +6,7 @@
 #   start_index NAME DIR [index_server.py options]      serves DIR on a free loopback port
 #   index_url NAME / index_stats NAME / reset_stats NAME
 #   sha256_of FILE
+#   debian_archive                                      KEYRING and MIRROR for apt tests (skips without them)
 # Every server started here is stopped on exit, and $WORK removed (common.sh; kept when RP_KEEP_WORK is set).
 TOOLS="$ROCKPACK_SOURCE_DIR/tests/tools"
 source "$ROCKPACK_SOURCE_DIR/tests/integration/lib/debian_base.sh"
@@ -40,4 +41,15 @@ json_get() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(
 # index_file_requests NAME FILE: how many times FILE was requested from index NAME.
 index_file_requests() {
   index_stats "$1" | python3 -c 'import json,sys; s=json.load(sys.stdin); print(s["requests"].get("/files/" + sys.argv[1], 0))' "$2"
+}
+
+# debian_archive: the Debian archive for apt tests — KEYRING (the host's debian-archive-keyring) and
+# MIRROR (the mirror of this machine's apt configuration); skips when either is missing.
+debian_archive() {
+  KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
+  [ -r "$KEYRING" ] || skip "no $KEYRING on this machine (package debian-archive-keyring)"
+  local rc=0
+  MIRROR=$(debian_apt_mirror) || rc=$?
+  [ "$rc" -eq 77 ] && skip "no reachable Debian mirror in the apt configuration"
+  [ "$rc" -eq 0 ] || fail "debian_apt_mirror failed"
 }
