@@ -266,6 +266,8 @@ LayerPlan maintainer_scripts_layer(const StepContext& context, const recipe::Apt
   job.origin = origin;
   job.argv = {"/bin/sh", "-c", apt::configure_script(added)};
   job.env = apt::configure_environment();
+  // useradd (adduser), man-db and others honour it: /etc/shadow's last-change day is then the build's.
+  job.env.push_back("SOURCE_DATE_EPOCH=" + std::to_string(context.plan.source_date_epoch));
   job.user = "0";
   job.workdir = "/";
   job.timeout_seconds = 3600;

@@ -122,6 +122,10 @@ StepOutput RunStep::plan(const StepContext& context) const {
     RunItemRecord rec{item.name, item.layer, {}, false, 0};
     if (sandbox) {
       SandboxJob job = sandbox_job_of(item, "run", context.image_env(), base_user, base_workdir);
+      // As BuildKit passes it to RUN: tools that honour it (useradd, pip's compile, gzip -n) then
+      // write the build's time, not the host's.
+      if (std::none_of(job.env.begin(), job.env.end(), [](const std::string& e) { return e.rfind("SOURCE_DATE_EPOCH=", 0) == 0; }))
+        job.env.push_back("SOURCE_DATE_EPOCH=" + std::to_string(context.plan.source_date_epoch));
       job.extra_key = inputs_of(item);
       SandboxLayerResult result = sandbox->run(job, out.layers);
       rec.cache_key = result.key;

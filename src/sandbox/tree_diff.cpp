@@ -129,7 +129,8 @@ TreeSnapshot snapshot_tree(const fs::path& root, const std::vector<std::string>&
 }
 
 bool is_build_litter(const std::string& path) {
-  for (const char* dir : {"tmp", "var/cache/apt", "var/lib/apt/lists", "var/log"})
+  // (var/cache/ldconfig holds aux-cache, ldconfig's record of file inodes and ctimes: never the same twice.)
+  for (const char* dir : {"tmp", "var/cache/apt", "var/cache/ldconfig", "var/lib/apt/lists", "var/log"})
     if (under(path, dir)) return true;
   // dpkg's and debconf's backups of their databases (status-old, config.dat-old, ...).
   for (const char* dir : {"var/lib/dpkg/", "var/cache/debconf/"}) {

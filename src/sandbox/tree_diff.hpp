@@ -45,7 +45,7 @@ struct DiffOptions {
 };
 
 // Whether a changed path is build litter dropped by default: anything under tmp/, var/cache/apt/,
-// var/lib/apt/lists/, var/log/ (the directories themselves stay), and the *-old backups dpkg and
+// var/cache/ldconfig/, var/lib/apt/lists/, var/log/ (the directories themselves stay), and the *-old backups dpkg and
 // debconf keep of their databases directly in var/lib/dpkg/ and var/cache/debconf/.
 bool is_build_litter(const std::string& path);
 

@@ -7,7 +7,8 @@
 #    same base gives: dpkg -l (names, versions, states), update-alternatives --get-selections, the
 #    users and groups, the CA bundle, and the file list with modes and owners, apart from
 #    documented litter (apt's and dpkg's caches, logs and backups; see docs/run.md);
-#  - a warm rebuild runs nothing and gives the same digest;
+#  - a warm rebuild runs nothing and gives the same digest; a cold one in another store too (useradd
+#    gets SOURCE_DATE_EPOCH: shadow's last-change day is the build's);
 #  - scripts: run on an image without dpkg is refused with a hint.
 source "$(dirname "$0")/lib/common.sh"
 source "$ROCKPACK_SOURCE_DIR/tests/integration/lib/python_fixtures.sh"
@@ -62,13 +63,15 @@ same "the users" sh -c 'cut -d: -f1,3,4,6,7 /etc/passwd | sort'
 same "the groups" sh -c 'cut -d: -f1,3 /etc/group | sort'
 same "the CA bundle" sh -c 'ls /etc/ssl/certs | wc -l; sha256sum /etc/ssl/certs/ca-certificates.crt'
 grep -q '^uuidd:' "$O/etc/passwd" || fail "uuid-runtime's postinst did not add uuidd"
+assert_eq "$(grep '^uuidd:' "$O/etc/shadow" | cut -d: -f3)" "$((SOURCE_DATE_EPOCH / 86400))" \
+  "useradd in the sandbox takes SOURCE_DATE_EPOCH for shadow's last-change day"
 assert_eq "$(chroot "$O" readlink -f /usr/bin/cc)" "/usr/bin/x86_64-linux-gnu-gcc-12" "cc is gcc through the alternatives"
 verify=$(chroot "$O" dpkg --verify 2>&1) || fail "dpkg --verify fails: $verify"
 [ -z "$verify" ] || fail "dpkg --verify reports changes: $verify"
 chroot "$O" apt-get check >check.log 2>&1 || fail "apt-get check fails: $(cat check.log)"
 
 # The file lists, modes and owners, apart from litter apt-get leaves and rockpack drops.
-litter='^\./(var/cache/(apt|debconf/[a-z.]*-old)|var/lib/apt|var/log|tmp|run|dev|proc|sys|var/lib/dpkg/[a-z.]*-old|etc/apt/sources\.list|usr/sbin/policy-rc\.d)'
+litter='^\./(var/cache/(apt|ldconfig|debconf/[a-z.]*-old)|var/lib/apt|var/log|tmp|run|dev|proc|sys|var/lib/dpkg/[a-z.]*-old|etc/apt/sources\.list|usr/sbin/policy-rc\.d)'
 list() { (cd "$1" && find . -printf '%p %M %u:%g\n' | grep -Ev "$litter" | sort); }
 list "$T" >theirs.files; list "$O" >ours.files
 diff -u theirs.files ours.files >files.diff || fail "the file list differs from apt-get's (- apt-get, + rockpack):
@@ -78,6 +81,13 @@ $(head -n 60 files.diff)"
 "$ROCKPACK" build scripts.yaml --cache-dir "$WORK/c" -o "oci:$WORK/img:warm" >d2.txt 2>warm.log || fail "warm build failed: $(cat warm.log)"
 assert_eq "$(tail -n 1 d2.txt)" "$D1" "a warm rebuild gives the same digest"
 case "$(cat warm.log)" in *"Setting up"*) fail "the warm build ran the scripts again";; esac
+
+# Cold again in another store: the scripts' layer is reproducible (ld.so.cache, debconf, shadow, ...).
+"$ROCKPACK" build scripts.yaml --cache-dir "$WORK/c2" -o "oci:$WORK/img:cold2" >d3.txt 2>cold2.log || fail "second cold build failed: $(cat cold2.log)"
+if [ "$(tail -n 1 d3.txt)" != "$D1" ]; then
+  umoci unpack --image "$WORK/img:cold2" second >/dev/null
+  fail "two cold builds differ: $(diff -r ours/rootfs second/rootfs 2>&1 | head -n 20)"
+fi
 
 # No dpkg in the image: refused with a hint.
 cat >nodpkg.yaml <<EOF

@@ -117,6 +117,7 @@ TEST_CASE("tree diff: nothing changed gives no entries") {
 TEST_CASE("tree diff: build litter -- dpkg and debconf backups, not their databases") {
   CHECK(is_build_litter("tmp/x"));
   CHECK(is_build_litter("var/log/dpkg.log"));
+  CHECK(is_build_litter("var/cache/ldconfig/aux-cache"));
   CHECK(is_build_litter("var/lib/dpkg/status-old"));
   CHECK(is_build_litter("var/cache/debconf/config.dat-old"));
   CHECK_FALSE(is_build_litter("var/lib/dpkg/status"));
