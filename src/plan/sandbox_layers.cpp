@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -271,6 +272,14 @@ SandboxLayerResult SandboxLayers::run(const SandboxJob& job, const std::vector<L
   options.keep_pycache = job.keep_pycache;
   options.origin = job.origin;
   result.entries = diff_trees(root, workspace_->before(), after, options);
+  if (::geteuid() != 0) {
+    // Rootless: the command ran as root of a user namespace that maps it to this user, so what it
+    // wrote belongs to this user outside; in the image it is root's, as the command saw it.
+    for (auto& e : result.entries) {
+      if (e.uid == ::geteuid()) e.uid = 0;
+      if (e.gid == ::getegid()) e.gid = 0;
+    }
+  }
   move_contents_to_store(result.entries, store_);
   store_.put_record(kRecordKind, result.key, record_of(result.entries));
   workspace_->before() = std::move(after);

@@ -9,6 +9,7 @@
 #    a changed cache_key file runs the item again;
 #  - a failing command: exit 1, its exit code and last lines in the message, no output written;
 #  - rockpack check runs checks: and --run on the image; a failing check exits 1 and shows its output;
+#  - rootless (uid 65534 in a user namespace, where the machine allows it): the same digest as root;
 #  - a timeout; no network by default (a loopback server is unreachable), network: true reaches it.
 source "$(dirname "$0")/lib/common.sh"
 need umoci; need file; need python3
@@ -188,6 +189,32 @@ sed -i 's/  - name: fetch/  - name: fetch\n    network: true/' ctx/net.yaml
 "$ROCKPACK" --quiet build ctx/net.yaml --cache-dir "$WORK/c" -o "oci:$WORK/net:y" >/dev/null 2>net.log || fail "network: true failed: $(cat net.log)"
 umoci unpack --image "$WORK/net:y" n >/dev/null
 assert_eq "$(tail -n 1 n/rootfs/got)" "served" "network: true reaches the loopback server"
+
+# Rootless (when this machine allows unprivileged user namespaces): the same item built as uid
+# 65534 gives the same digest as the build as root — files the command writes are root's in both.
+if command -v setpriv >/dev/null && setpriv --reuid=65534 --regid=65534 --clear-groups unshare -U true 2>/dev/null; then
+  mkdir -p rl && cp "$BUSYBOX" rl/busybox
+  cat >rl/r.yaml <<'EOF'
+name: rootless
+files:
+  - {src: busybox, dest: /bin/busybox, mode: 0755}
+symlinks:
+  - {path: /bin/sh, target: busybox}
+  - {path: /bin/mkdir, target: busybox}
+  - {path: /bin/id, target: busybox}
+run:
+  - {name: hello, shell: "mkdir -p /opt/x && id -u > /opt/x/uid"}
+EOF
+  chown -R 65534:65534 rl
+  root_digest=$("$ROCKPACK" --quiet build rl/r.yaml --cache-dir "$WORK/c" -o "oci:$WORK/rlroot:x" 2>/dev/null | tail -n 1)
+  chmod o+x "$WORK"
+  rootless_digest=$(setpriv --reuid=65534 --regid=65534 --clear-groups env XDG_CACHE_HOME="$WORK/rl/cache" \
+    "$ROCKPACK" --quiet build "$WORK/rl/r.yaml" -o "oci:$WORK/rl/img:x" 2>"$WORK/rootless.log" | tail -n 1) ||
+    fail "the rootless build failed: $(cat "$WORK/rootless.log")"
+  assert_eq "$rootless_digest" "$root_digest" "a rootless build gives the root build's digest"
+else
+  echo "test_run: unprivileged user namespaces are not allowed here; the rootless case was skipped"
+fi
 
 # Recipe mistakes at their file:line:column.
 printf 'name: bad\nrun:\n  - shell: a\n    command: [b]\n  - {shell: x, netwrok: true}\n' >bad.yaml
