@@ -23,6 +23,7 @@
 #include "plan/apt_indexes.hpp"
 #include "plan/sandbox_layers.hpp"
 #include "sandbox/materialize.hpp"
+#include "sandbox/sandbox.hpp"
 #include "util/digest.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
@@ -472,7 +473,16 @@ StepOutput AptStep::plan(const StepContext& context) const {
     added.push_back(p.record);
     for (const auto& w : p.warnings) spdlog::warn("apt: {} {}: {}", p.record.name, p.record.version, w);
   }
-  const bool run_scripts = section.scripts == recipe::AptScripts::kRun && !added.empty();
+  bool run_scripts = section.scripts != recipe::AptScripts::kNative && !added.empty();
+  if (run_scripts && section.scripts == recipe::AptScripts::kAuto) {
+    if (auto why = sandbox_unavailable()) {
+      // The image then differs from one built where the sandbox works: say so loudly.
+      spdlog::warn("apt: scripts: auto: the sandbox cannot run here ({}); the maintainer scripts are not run, their "
+                   "common effects are produced natively",
+                   *why);
+      run_scripts = false;
+    }
+  }
   record->scripts = run_scripts ? "run" : "native";
   if (run_scripts && !installer.tree().lstat("/usr/bin/dpkg"))
     throw InputError(section.where.str() + ": apt: scripts: run needs dpkg in the image, and neither the base nor the "

@@ -38,9 +38,11 @@ class SectionReader {
       if (auto t = in_.text(n, "scripts")) {
         if (*t == "native") s_.scripts = AptScripts::kNative;
         else if (*t == "run") s_.scripts = AptScripts::kRun;
+        else if (*t == "auto") s_.scripts = AptScripts::kAuto;
         else in_.error(n, "unknown scripts: '" + *t + "'",
-                       "use native (their common effects produced without running them; works everywhere) or run "
-                       "(preinst and dpkg --configure in the sandbox; needs namespaces, see docs/run.md)");
+                       "use native (their common effects produced without running them; works everywhere), run "
+                       "(preinst and dpkg --configure in the sandbox; needs namespaces, see docs/run.md) or auto "
+                       "(run where the sandbox works, else native)");
       }
     }
     if (auto n = node["layer_budget"]) s_.layer_budget = in_.number(n, "layer_budget", 10, 100).value_or(0);

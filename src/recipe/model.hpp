@@ -135,8 +135,9 @@ struct AptSource {
 
 enum class AptLayers { kOne, kPerOrigin, kPerPackage };
 // What becomes of maintainer scripts: kNative writes their common effects without running them
-// (everywhere, no sandbox); kRun runs preinst and `dpkg --configure --pending` in the sandbox.
-enum class AptScripts { kNative, kRun };
+// (everywhere, no sandbox); kRun runs preinst and `dpkg --configure --pending` in the sandbox;
+// kAuto runs them where the sandbox works and falls back to kNative, saying so, where it does not.
+enum class AptScripts { kNative, kRun, kAuto };
 
 // `apt:` — Debian packages installed natively (docs/apt.md).
 struct AptSection {

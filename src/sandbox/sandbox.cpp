@@ -127,8 +127,29 @@ void prepare_sandbox_rootfs(const fs::path& rootfs) {
   }
 }
 
+std::optional<std::string> sandbox_unavailable() {
+  if (const char* off = std::getenv("ROCKPACK_SANDBOX"); off && std::string(off) == "off")
+    return std::string("ROCKPACK_SANDBOX=off is set");
+  bool root = geteuid() == 0;
+  unsigned long flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET | SIGCHLD;
+  if (!root) flags |= CLONE_NEWUSER;
+  pid_t pid = static_cast<pid_t>(syscall(SYS_clone, flags, nullptr, nullptr, nullptr, nullptr));
+  if (pid == 0) {
+    // The first thing a sandbox does: make its mounts private. Refused where mounts are.
+    _exit(mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0 ? 0 : 1);
+  }
+  if (pid < 0) return "cannot create namespaces: " + std::string(strerror(errno)) + " (" + how_to_fix(root) + ")";
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return "cannot mount in a new namespace (" + how_to_fix(root) + ")";
+  return std::nullopt;
+}
+
 SandboxResult run_in_sandbox(const fs::path& rootfs, const SandboxCommand& command, const OutputLine& on_line) {
   if (command.argv.empty()) throw Error(command.name + ": no command to run");
+  if (const char* off = std::getenv("ROCKPACK_SANDBOX"); off && std::string(off) == "off")
+    throw Error(command.name + ": cannot run: ROCKPACK_SANDBOX=off is set", "unset it to run commands in the sandbox");
   prepare_sandbox_rootfs(rootfs);
   bool root = geteuid() == 0;
 

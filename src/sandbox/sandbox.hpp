@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,12 @@ using OutputLine = std::function<void(const std::string& line)>;
 // Prepares the mount points the sandbox needs (dev, proc, tmp) in `rootfs`, so a before-snapshot
 // taken afterwards does not count them as the step's change.
 void prepare_sandbox_rootfs(const std::filesystem::path& rootfs);
+
+// Whether this process can make a sandbox here (namespaces and a private mount): nullopt when it
+// can, else why not and how to fix it. Costs one short-lived child process. ROCKPACK_SANDBOX=off in
+// the environment makes the sandbox unavailable (what an unprivileged container gets), for trying
+// a recipe's fallback on any machine.
+std::optional<std::string> sandbox_unavailable();
 
 // Runs the command; throws rp::Error (with how to fix it) when the namespaces cannot be created.
 SandboxResult run_in_sandbox(const std::filesystem::path& rootfs, const SandboxCommand& command,

@@ -9,6 +9,8 @@
 #    documented litter (apt's and dpkg's caches, logs and backups; see docs/run.md);
 #  - a warm rebuild runs nothing and gives the same digest; a cold one in another store too (useradd
 #    gets SOURCE_DATE_EPOCH: shadow's last-change day is the build's);
+#  - scripts: auto gives the same image where the sandbox works, and falls back to the native effects
+#    (saying so) where it does not (ROCKPACK_SANDBOX=off);
 #  - scripts: run on an image without dpkg is refused with a hint.
 source "$(dirname "$0")/lib/common.sh"
 source "$ROCKPACK_SOURCE_DIR/tests/integration/lib/python_fixtures.sh"
@@ -88,6 +90,18 @@ if [ "$(tail -n 1 d3.txt)" != "$D1" ]; then
   umoci unpack --image "$WORK/img:cold2" second >/dev/null
   fail "two cold builds differ: $(diff -r ours/rootfs second/rootfs 2>&1 | head -n 20)"
 fi
+
+# scripts: auto runs them where the sandbox works (the same image as run), and falls back to the
+# native effects, saying so, where it does not (ROCKPACK_SANDBOX=off stands in for an unprivileged
+# container).
+sed 's/  scripts: run/  scripts: auto/' scripts.yaml >auto.yaml
+"$ROCKPACK" build auto.yaml --cache-dir "$WORK/c" -o "oci:$WORK/img:auto" >d4.txt 2>auto.log || fail "scripts: auto failed: $(cat auto.log)"
+assert_eq "$(tail -n 1 d4.txt)" "$D1" "scripts: auto where the sandbox works: the image of scripts: run"
+ROCKPACK_SANDBOX=off "$ROCKPACK" build auto.yaml --cache-dir "$WORK/c" -o "oci:$WORK/img:autooff" >d5.txt 2>autooff.log ||
+  fail "scripts: auto without a sandbox failed: $(cat autooff.log)"
+assert_contains "$(cat autooff.log)" "scripts: auto: the sandbox cannot run here" "scripts: auto says it fell back"
+assert_contains "$(cat autooff.log)" "maintainer scripts were not run" "scripts: auto lists the scripts not run"
+assert_ne "$(tail -n 1 d5.txt)" "$D1" "scripts: auto without a sandbox: another image (native effects)"
 
 # No dpkg in the image: refused with a hint.
 cat >nodpkg.yaml <<EOF

@@ -216,6 +216,13 @@ else
   echo "test_run: unprivileged user namespaces are not allowed here; the rootless case was skipped"
 fi
 
+# Where the sandbox cannot run (ROCKPACK_SANDBOX=off stands in for an unprivileged container): the
+# item fails with why, and nothing is written.
+rc=0; out=$(ROCKPACK_SANDBOX=off "$ROCKPACK" build ctx/fail.yaml --cache-dir "$WORK/c" -o "oci:$WORK/off:x" 2>&1) || rc=$?
+assert_eq "$rc" "1" "no sandbox: exit code"
+assert_contains "$out" "ROCKPACK_SANDBOX=off" "no sandbox: the reason"
+[ ! -e "$WORK/off" ] || fail "no sandbox: an output was written"
+
 # Recipe mistakes at their file:line:column.
 printf 'name: bad\nrun:\n  - shell: a\n    command: [b]\n  - {shell: x, netwrok: true}\n' >bad.yaml
 rc=0; out=$("$ROCKPACK" validate bad.yaml 2>&1) || rc=$?
