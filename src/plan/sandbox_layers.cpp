@@ -115,15 +115,21 @@ class SandboxLayers::Workspace {
     auto started = std::chrono::steady_clock::now();
     dir_ = temp_sibling(store.root() / "tmp" / "sandbox");
     root_ = dir_ / "rootfs";
-    fs::create_directories(root_);
-    ::chmod(root_.c_str(), 0755);
-    for (const auto& l : plan.base.layers) {
-      LayerArchive layer(store, l.blob);
-      materialize_archive(layer.get(), root_, layer.where());
-      layer.verify_digest();
+    try {
+      fs::create_directories(root_);
+      ::chmod(root_.c_str(), 0755);
+      for (const auto& l : plan.base.layers) {
+        LayerArchive layer(store, l.blob);
+        materialize_archive(layer.get(), root_, layer.where());
+        layer.verify_digest();
+      }
+      for (const auto& l : plan.layers) materialize_layer(l.entries, root_);
+      prepare_sandbox_rootfs(root_);
+    } catch (...) {
+      std::error_code ec;  // no destructor runs for a half-made object: leave nothing behind
+      fs::remove_all(dir_, ec);
+      throw;
     }
-    for (const auto& l : plan.layers) materialize_layer(l.entries, root_);
-    prepare_sandbox_rootfs(root_);
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     spdlog::info("sandbox: wrote the image so far into the sandbox's root in {:.1f} s", seconds);
   }
