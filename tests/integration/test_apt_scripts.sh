@@ -16,6 +16,7 @@ source "$(dirname "$0")/lib/common.sh"
 source "$ROCKPACK_SOURCE_DIR/tests/integration/lib/python_fixtures.sh"
 need umoci
 [ "$(id -u)" -eq 0 ] || skip "chroot and the sandbox need root"
+need_sandbox
 debian_archive
 export SOURCE_DATE_EPOCH=1700000000
 cd "$WORK"

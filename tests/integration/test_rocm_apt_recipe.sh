@@ -19,6 +19,7 @@ source "$ROCKPACK_SOURCE_DIR/tests/integration/lib/python_fixtures.sh"
 source "$ROCKPACK_SOURCE_DIR/tests/integration/lib/apt_repo.sh"
 need umoci; need gpg; need dpkg-deb; need dpkg-scanpackages; need apt-ftparchive
 [ "$(id -u)" -eq 0 ] || skip "the Debian fixture and the chroot need root"
+need_sandbox
 debian_archive
 export SOURCE_DATE_EPOCH=1700000000
 VER=${ROCKPACK_TEST_ROCM_VERSION:-6.4.1}  # the fake repository's ROCm version

@@ -14,6 +14,7 @@
 source "$(dirname "$0")/lib/common.sh"
 need umoci; need file; need python3
 [ "$(id -u)" -eq 0 ] || skip "the sandbox's checks here need root (chroot, namespaces, other uids)"
+need_sandbox
 export SOURCE_DATE_EPOCH=1700000000
 BUSYBOX=$(static_busybox)
 cd "$WORK"

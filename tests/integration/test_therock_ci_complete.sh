@@ -24,6 +24,7 @@ source "$ROCKPACK_SOURCE_DIR/tests/integration/lib/python_fixtures.sh"
 source "$ROCKPACK_SOURCE_DIR/tests/integration/lib/rocm_fixtures.sh"
 need umoci
 [ "$(id -u)" -eq 0 ] || skip "the Debian fixture and the chroot need root"
+need_sandbox
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 [ -r "$KEYRING" ] || skip "no $KEYRING on this machine (package debian-archive-keyring)"
 WHEELS=()

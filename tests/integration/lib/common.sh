@@ -34,6 +34,14 @@ trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*" >&2; exit 77; }
 need() { command -v "$1" >/dev/null 2>&1 || skip "$1 is not installed (tools/install-deps.sh installs it)"; }
+# The tests that run commands in rockpack's sandbox skip on a machine that allows no namespaces (an
+# unprivileged container). rockpack refuses there with its own message; test_run checks that message
+# with ROCKPACK_SANDBOX=off, which stands in for such a machine.
+need_sandbox() {
+  command -v unshare >/dev/null 2>&1 || return 0
+  unshare --mount --pid --fork --net --ipc --uts --mount-proc true 2>/dev/null \
+    || skip "no sandbox here: this machine allows no namespaces (docs/run.md)"
+}
 
 assert_eq() { [ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"; }
 assert_ne() { [ "$1" != "$2" ] || fail "$3: both are '$1'"; }
