@@ -38,7 +38,7 @@ class ResolverProvider {
   virtual std::vector<Requirement> dependencies(const std::string& name, const Candidate& candidate) = 0;
   // Where the provider looked for a project that has no versions ("no project 'x' on <index>"), for
   // the error that names it; empty when it has nothing to say.
-  virtual std::string where_missing(const std::string& name) { return {}; }
+  virtual std::string where_missing(const std::string& /*name*/) { return {}; }
 };
 
 enum class PrereleasePolicy {

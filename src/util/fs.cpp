@@ -34,9 +34,10 @@ AtomicFile::AtomicFile(fs::path final_path, unsigned mode) : final_path_(std::mo
     if (ec) throw Error("cannot create directory " + final_path_.parent_path().string() + ": " + ec.message());
   }
   temp_path_ = temp_sibling(final_path_);
-  fd_ = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-  if (fd_ < 0) throw Error("cannot create " + temp_path_.string() + ": " + errno_text());
-  signal_slot_ = register_temporary(temp_path_.c_str());
+  CreatedTemporary created = create_temporary(temp_path_.c_str(), O_WRONLY | O_CLOEXEC, mode);
+  if (created.fd < 0) throw Error("cannot create " + temp_path_.string() + ": " + errno_text());
+  fd_ = created.fd;
+  signal_slot_ = created.slot;
   buffer_.reserve(kWriteBuffer);
 }
 

@@ -1,6 +1,9 @@
 #include "util/temp_files.hpp"
 
+#include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <array>
@@ -19,8 +22,19 @@ struct Slot {
   char path[1024];
 };
 std::array<Slot, 256> g_slots;
+// The handshake between create_temporary and the handler: `g_dying` once the handler has begun,
+// `g_creating` while a thread is between open() and registration.
+std::atomic<bool> g_dying{false};
+std::atomic<int> g_creating{0};
 
 extern "C" void unlink_temporaries_and_die(int sig) {
+  g_dying.store(true);
+  // Creators block the signals while they create, so none of them is this thread; wait (at most
+  // about a second) until every creation under way is registered.
+  for (int i = 0; i < 2000 && g_creating.load() > 0; ++i) {
+    struct timespec pause_for {0, 500000};
+    ::nanosleep(&pause_for, nullptr);
+  }
   for (auto& s : g_slots)
     if (s.ready.load(std::memory_order_acquire)) ::unlink(s.path);
   ::signal(sig, SIG_DFL);
@@ -45,6 +59,29 @@ void unregister_temporary(int slot) {
   if (slot < 0) return;
   g_slots[static_cast<size_t>(slot)].ready.store(false, std::memory_order_release);
   g_slots[static_cast<size_t>(slot)].used.store(false, std::memory_order_release);
+}
+
+CreatedTemporary create_temporary(const char* path, int flags, unsigned mode) {
+  sigset_t stop, previous;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  ::pthread_sigmask(SIG_BLOCK, &stop, &previous);
+  g_creating.fetch_add(1);
+  if (g_dying.load()) {
+    // The handler runs on another thread and the process is about to end: create nothing.
+    g_creating.fetch_sub(1);
+    ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    for (;;) ::pause();
+  }
+  CreatedTemporary created;
+  created.fd = ::open(path, flags | O_CREAT | O_EXCL, mode);
+  int open_errno = errno;
+  if (created.fd >= 0) created.slot = register_temporary(path);
+  g_creating.fetch_sub(1);
+  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  errno = open_errno;
+  return created;
 }
 
 void remove_temporaries_on_signal() {

@@ -14,6 +14,17 @@ namespace rp {
 int register_temporary(const char* path);  // a slot, or -1
 void unregister_temporary(int slot);
 
+// Creates `path` (open(2) with O_CREAT | O_EXCL added to `flags`) and registers it as one step that
+// the signal handler cannot split: a SIGINT/SIGTERM arriving meanwhile waits for the registration
+// and then removes the file, and once the handler has begun no new temporary is created (the caller
+// waits for the process to end). Without it, a signal between open() and the registration, or a
+// thread creating a file while the handler unlinks, would leave that temporary behind.
+struct CreatedTemporary {
+  int fd = -1;    // -1: open() failed, errno says why
+  int slot = -1;  // the registration, for unregister_temporary
+};
+CreatedTemporary create_temporary(const char* path, int flags, unsigned mode);
+
 // Installs SIGINT/SIGTERM handlers that unlink the registered temporaries and then die of the
 // signal as before (exit status 128+N).
 void remove_temporaries_on_signal();
