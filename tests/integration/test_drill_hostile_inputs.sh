@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The hostile-inputs drill (issue 15, docs/reliability.md "Drills"). Recipes, base images, wheels,
-# index pages, .debs, apt repositories and TheRock indexes are all untrusted: every case here must end
+# registry answers, index pages, .debs, apt repositories and TheRock indexes are all untrusted: every case here must end
 # with a clear message and the right exit code, never a crash, in bounded memory, writing nothing
 # outside its output and store. The cases (inputs and expectations) are written by
 # tests/tools/make_hostile_inputs.py; this script serves what needs serving on loopback, runs each
@@ -25,7 +25,7 @@ export SOURCE_DATE_EPOCH=1700000000
 # recipe value or index page is held a few times over while parsed (recipe, index: about 170 and
 # 120 MB seen); layers, wheels and .debs are streamed (under 30 MB seen); a TheRock page of 8 MB
 # about 85 MB.
-declare -A RSS_LIMIT_MB=([recipe]=300 [base]=128 [wheel]=128 [index]=300 [apt]=128 [rocm]=200)
+declare -A RSS_LIMIT_MB=([recipe]=300 [base]=128 [registry]=300 [wheel]=128 [index]=300 [apt]=128 [rocm]=200)
 MAX_OUTPUT=6000
 CASE_TIMEOUT=120
 
@@ -48,6 +48,8 @@ python3 "$ROCKPACK_SOURCE_DIR/tests/tools/make_hostile_inputs.py" "$H" --outside
 start_index index "$H/index"
 start_loopback_server static "$ROCKPACK_SOURCE_DIR/tests/tools/static_server.py" "$H/static"
 STATIC_URL="http://127.0.0.1:$(cat "$WORK/static.port")"
+start_loopback_server registry "$ROCKPACK_SOURCE_DIR/tests/tools/hostile_registry.py" "$H/registry"
+REGISTRY="127.0.0.1:$(cat "$WORK/registry.port")"
 # The signed apt repository takes half a minute: it is made in the background while the other cases
 # run, and the apt cases run last.
 APT_OK=0
@@ -86,7 +88,7 @@ run_case() {
     return
   fi
   if [ -n "$needs" ] && [ -f "$c/recipe.yaml" ]; then
-    sed -i -e "s|@INDEX@|$(index_url index)|g" -e "s|@STATIC@|$STATIC_URL|g" \
+    sed -i -e "s|@INDEX@|$(index_url index)|g" -e "s|@STATIC@|$STATIC_URL|g" -e "s|@REGISTRY@|$REGISTRY|g" \
       -e "s|@APT@|${APT_REPO_URL:-}|g" -e "s|@APTKEYS@|$WORK/r/keys|g" "$c/recipe.yaml"
   fi
   mkdir -p "$run/tmp" "$run/home" "$run/cwd"
@@ -169,7 +171,7 @@ echo
 echo "| class | cases | max RSS (MB) | limit (MB) |"
 echo "|---|---|---|---|"
 total=0
-for klass in recipe base wheel index apt rocm; do
+for klass in recipe base registry wheel index apt rocm; do
   [ -n "${CASES[$klass]:-}" ] || continue
   echo "| $klass | ${CASES[$klass]} | ${MAX_RSS[$klass]:-0} | ${RSS_LIMIT_MB[$klass]} |"
   total=$((total + CASES[$klass]))

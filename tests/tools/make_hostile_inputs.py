@@ -11,10 +11,11 @@ and its expectation, one plain file each so the shell reads them without a parse
     contains   keywords the message must hold, one a line (what, where, what to do)
     absent     paths that must not exist afterwards (traversal targets under --outside), one a line
     args       extra command-line arguments, one a line
-    needs      what must be running first: index, static, apt (empty: nothing)
+    needs      what must be running first: index, static, apt, registry (empty: nothing)
 Recipes may hold placeholders the drill replaces once its loopback servers run: @INDEX@ (an
 index_server.py over OUTDIR/index), @STATIC@ (static_server.py over OUTDIR/static), @APT@ (the
-apt_repo.sh repository), @APTKEYS@ (its keys directory).
+apt_repo.sh repository), @APTKEYS@ (its keys directory), @REGISTRY@ (hostile_registry.py over
+OUTDIR/registry, as HOST:PORT).
 
 Everything is small except where size is the point (a 50 MB value, a decompression bomb). Output is
 deterministic. Standard library only.
@@ -768,6 +769,65 @@ def replace_member(whl, member, data):
     return out.getvalue()
 
 
+def registry_cases():
+    """Answers of a registry (tests/tools/hostile_registry.py over OUTDIR/registry): the base is
+    @REGISTRY@/NAME:latest."""
+    reg = os.path.join(OUT, "registry")
+
+    def repo(name, manifests=None, blobs=(), any_manifest=None, any_blob=None, status=None):
+        d = os.path.join(reg, name)
+        os.makedirs(os.path.join(d, "manifests"), exist_ok=True)
+        for ref, body in (manifests or {}).items():
+            write(os.path.join(d, "manifests", ref), body)
+        for body in blobs:
+            write(os.path.join(d, "blobs", sha256(body)), body)
+        if any_manifest is not None:
+            write(os.path.join(d, "manifest-any"), any_manifest)
+        if any_blob is not None:
+            write(os.path.join(d, "blob-any"), any_blob)
+        if status is not None:
+            write(os.path.join(d, "status"), str(status))
+
+    def image(layer_blob, diff_ids, config=None):
+        cfg = config if config is not None else image_json([], diff_ids)
+        m = {"schemaVersion": 2, "mediaType": MT_MANIFEST,
+             "config": {"mediaType": MT_CONFIG, "digest": "sha256:" + sha256(cfg), "size": len(cfg)},
+             "layers": [{"mediaType": MT_LAYER_GZ, "digest": "sha256:" + sha256(layer_blob), "size": len(layer_blob)}]}
+        return json.dumps(m).encode(), cfg
+
+    good = plain_layer()
+    blob = gz(good)
+    man, cfg = image(blob, ["sha256:" + sha256(good)])
+
+    def reg_case(name, code, words):
+        case(name, base_recipe(f"@REGISTRY@/{name}:latest"), code, "registry", words, needs="registry")
+
+    repo("reg-manifest-huge", {"latest": json.dumps({"schemaVersion": 2, "mediaType": MT_MANIFEST,
+                                                     "annotations": {"x": "y" * (50 * MB)}}).encode()})
+    reg_case("reg-manifest-huge", 1, ["reg-manifest-huge", "manifest"])
+    repo("reg-manifest-not-json", {"latest": b"\x00\x01 not json" * 100})
+    reg_case("reg-manifest-not-json", 1, ["reg-manifest-not-json", "manifest"])
+    # A manifest list whose entry names a digest the registry answers with the list itself.
+    loop = json.dumps({"schemaVersion": 2, "mediaType": MT_INDEX, "manifests": [
+        {"mediaType": MT_INDEX, "digest": "sha256:" + "cd" * 32, "size": 400,
+         "platform": {"architecture": "amd64", "os": "linux"}}]}).encode()
+    repo("reg-index-loop", any_manifest=loop)
+    reg_case("reg-index-loop", 1, ["reg-index-loop"])
+    repo("reg-blob-digest-mismatch", {"latest": man}, blobs=[cfg], any_blob=gz(b"other bytes" * 100))
+    reg_case("reg-blob-digest-mismatch", 1, ["reg-blob-digest-mismatch", "sha256:"])
+    bad_cfg = b"{ this config is not json"
+    man2, _ = image(blob, [], config=bad_cfg)
+    repo("reg-config-not-json", {"latest": man2}, blobs=[bad_cfg, blob])
+    reg_case("reg-config-not-json", 1, ["reg-config-not-json", "config"])
+    repo("reg-huge-error", {"latest": json.dumps({"errors": [{"code": "DENIED", "message": "m" * (50 * MB)}]}).encode()},
+         status=403)
+    reg_case("reg-huge-error", 1, ["reg-huge-error"])
+    # A layer blob longer than its descriptor says (an endless download): cut at the size.
+    man3, cfg3 = image(blob, ["sha256:" + sha256(good)])
+    repo("reg-blob-too-long", {"latest": man3}, blobs=[cfg3], any_blob=blob + bytes(64 * MB))
+    reg_case("reg-blob-too-long", 1, ["reg-blob-too-long"])
+
+
 def main():
     global OUT, OUTSIDE, BUSYBOX
     p = argparse.ArgumentParser()
@@ -786,6 +846,7 @@ def main():
     apt_cases()
     rocm_cases()
     devel_cases()
+    registry_cases()
     n = len(os.listdir(os.path.join(OUT, "cases")))
     print(f"{n} cases in {OUT}/cases")
 
