@@ -23,9 +23,9 @@ export SOURCE_DATE_EPOCH=1700000000
 # Max RSS per class of input, MB. A build's own baseline is about 20 MB; these leave room for real
 # work while catching amplification (the defects this drill guards against took 1 to 6 GB): a 50 MB
 # recipe value or index page is held a few times over while parsed (recipe, index: about 170 and
-# 120 MB seen); layers, wheels and .debs are streamed (under 30 MB seen); a TheRock page of 8 MB
-# about 85 MB.
-declare -A RSS_LIMIT_MB=([recipe]=300 [base]=128 [registry]=300 [wheel]=128 [index]=300 [apt]=128 [rocm]=200)
+# 120 MB seen); layers, wheels, .debs and registry answers are streamed or refused over a bound
+# (under 30 MB seen); a TheRock page of 8 MB about 85 MB.
+declare -A RSS_LIMIT_MB=([recipe]=300 [base]=128 [registry]=128 [wheel]=128 [index]=300 [apt]=128 [rocm]=200)
 MAX_OUTPUT=6000
 CASE_TIMEOUT=120
 
