@@ -140,7 +140,7 @@ run_case() {
   local path
   while IFS= read -r path; do
     [ -n "$path" ] || continue
-    [ ! -e "$path" ] && [ ! -L "$path" ] || problem "$name" "the traversal target $path was created"
+    if [ -e "$path" ] || [ -L "$path" ]; then problem "$name" "the traversal target $path was created"; fi
   done <"$c/absent"
   [ -z "$(ls -A "$OUTSIDE")" ] || problem "$name" "something was written to $OUTSIDE: $(ls -A "$OUTSIDE")"
   [ -z "$(ls -A "$run/tmp")" ] || problem "$name" "temporaries left in TMPDIR: $(ls -A "$run/tmp" | head -n 3)"

@@ -146,7 +146,7 @@ class Layout:
 
 
 def image_json(layers, diff_ids):
-    """(config bytes, manifest dict without its config/layers descriptors filled) for these layers."""
+    """The config blob of an image whose layers have these diff_ids (`layers` only documents the call)."""
     config = {"architecture": "amd64", "os": "linux", "config": {},
               "rootfs": {"type": "layers", "diff_ids": diff_ids}}
     return json.dumps(config, sort_keys=True).encode()
@@ -577,7 +577,7 @@ def lie_about_size(whl, member, size):
     off = info.header_offset
     assert data[off:off + 4] == b"PK\x03\x04"
     struct.pack_into("<I", data, off + 22, size)
-    cd = data.find(b"PK\x01\x02" + data[off + 4:off + 6])  # central entries: find the one for member
+    # The central directory entry of the same member.
     name = member.encode()
     pos = 0
     while True:
@@ -589,7 +589,6 @@ def lie_about_size(whl, member, size):
             struct.pack_into("<I", data, pos + 24, size)
             break
         pos += 4
-    del cd
     return bytes(data)
 
 
