@@ -303,9 +303,21 @@ Image import_local_image(const ImageLocation& where, ContentStore& store, std::s
   if (where.kind == ImageLocation::Kind::kOciLayout) {
     for (const auto& l : local.layers) {
       if (!store.contains(l.digest)) {
-        auto w = store.begin_blob();
-        stream_file(fs::path(where.path) / l.path, *w);
-        w->commit(l.digest);  // verifies
+        // A layout is copied around by hand: name the image and the layer when a blob is missing
+        // or is not what its name says (the store's own message names neither).
+        fs::path blob = fs::path(where.path) / l.path;
+        std::error_code ec;
+        if (!fs::is_regular_file(blob, ec))
+          throw Error(local.source + ": layer " + l.digest + " is missing from the layout (" + blob.string() + ")",
+                      "the layout is incomplete: copy the image into it again (skopeo copy, or the tool that made it)");
+        try {
+          auto w = store.begin_blob();
+          stream_file(blob, *w);
+          w->commit(l.digest);  // verifies
+        } catch (const Error& e) {
+          throw Error(local.source + ": layer " + l.digest + " (" + blob.string() + "): " + e.what(),
+                      "the layout is damaged: copy the image into it again");
+        }
       }
       img.layers.push_back({{normalized_layer_type(l.media_type),
                              l.digest, static_cast<int64_t>(l.size), {}, std::nullopt},

@@ -15,6 +15,7 @@
 #include "store/content_store.hpp"
 #include "util/digest.hpp"
 #include "util/error.hpp"
+#include "util/strings.hpp"
 
 namespace rp::python {
 
@@ -230,7 +231,7 @@ PackageFinder::Project PackageFinder::collect(const std::string& name) {
         list += "\n  ... and " + std::to_string(rejected.size() - 25) + " more";
         break;
       }
-      list += "\n  " + r;
+      list += "\n  " + shorten(r, 300);  // a rejected file's name or URL comes from the index page
     }
     if (rejected.empty()) list = "\n  (the project lists no files)";
     std::string hint = pins.empty() ? "rockpack installs wheels only; use a version or an index with a compatible wheel, "

@@ -29,8 +29,10 @@ class JsonPage {
 
   const json& doc() const { return doc_; }
 
+  // A malformed answer is a failure of what was fetched (exit 1), like a download whose hash does
+  // not match: the recipe is not wrong, the index is.
   [[noreturn]] void fail(const std::string& where, const std::string& why) const {
-    throw InputError("invalid simple-API JSON page " + printable(url_) + (where.empty() ? "" : " at " + where) +
+    throw Error("invalid simple-API JSON page " + printable(url_) + (where.empty() ? "" : " at " + where) +
                          ": " + why,
                      "the package index returned a malformed PEP 691 response");
   }

@@ -1,5 +1,7 @@
 #include "recipe/diagnostics.hpp"
 
+#include "util/strings.hpp"
+
 namespace rp::recipe {
 
 std::string SourceLocation::str() const {
@@ -28,7 +30,13 @@ RecipeError::RecipeError(std::vector<Diagnostic> diagnostics)
     : InputError(join_diagnostics(diagnostics), diagnostics.size() > 1 ? "fix the errors above and run again" : ""),
       diagnostics_(std::move(diagnostics)) {}
 
+// A diagnostic quotes recipe and --set values; the sites shorten what they quote, and this bound
+// catches any that does not (a 50 MB value is never echoed whole).
+constexpr size_t kMaxDiagnosticBytes = 2000;
+
 void Diagnostics::error(const SourceLocation& where, std::string message, std::string hint) {
+  if (message.size() > kMaxDiagnosticBytes) message = shorten(message, kMaxDiagnosticBytes);
+  if (hint.size() > kMaxDiagnosticBytes) hint = shorten(hint, kMaxDiagnosticBytes);
   list_.push_back({where, std::move(message), std::move(hint)});
 }
 

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "recipe/substitute.hpp"
+#include "util/strings.hpp"
 
 namespace rp::recipe {
 
@@ -27,7 +28,7 @@ bool DocumentReader::check_keys(const YAML::Node& map, const std::vector<std::st
       continue;
     }
     if (std::find(known.begin(), known.end(), key) == known.end()) {
-      error(it->first, "unknown key '" + key + "' in " + what, did_you_mean(key, known));
+      error(it->first, "unknown key '" + shorten(key) + "' in " + what, did_you_mean(key, known));
       ok = false;
     }
   }

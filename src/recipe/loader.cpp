@@ -6,6 +6,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <ctime>
+#include <fstream>
+#include <sstream>
 #include <regex>
 #include <set>
 
@@ -19,6 +21,7 @@
 #include "recipe/substitute.hpp"
 #include "recipe/yaml_bounds.hpp"
 #include "registry/reference.hpp"
+#include "util/strings.hpp"
 
 namespace rp::recipe {
 
@@ -138,6 +141,20 @@ void Loader::load_document(const fs::path& file, bool fragment, const SourceLoca
   Document doc{file, {}, fragment};
   DocumentReader in(file, diag_, vars_);
   try {
+    // Counted as events first, so a small file of many tiny values is refused before it is loaded.
+    std::optional<std::string> written;
+    if (from_text) {
+      std::istringstream text(*options_.recipe_text);
+      written = yaml_written_problem(text);
+    } else {
+      std::ifstream stream(file, std::ios::binary);
+      written = yaml_written_problem(stream);
+    }
+    if (written) {
+      diag_.error({file.string()}, "invalid recipe: " + *written,
+                  "a recipe is small: check the file is the recipe you meant");
+      return;
+    }
     doc.root = from_text ? YAML::Load(*options_.recipe_text) : YAML::LoadFile(file.string());
   } catch (const YAML::DeepRecursion& e) {
     diag_.error({file.string(), e.mark.line + 1, e.mark.column + 1},
@@ -169,8 +186,8 @@ void Loader::load_document(const fs::path& file, bool fragment, const SourceLoca
       for (const auto& name : *names) {
         auto path = resolve_include(name, file);
         if (!path) {
-          diag_.error(in.at(inc), "include '" + name + "' not found",
-                      "a bare name is looked up as layers/" + name +
+          diag_.error(in.at(inc), "include '" + shorten(name) + "' not found",
+                      "a bare name is looked up as layers/" + shorten(name) +
                           ".yaml next to the recipe or in a parent directory; a path is relative to " +
                           file.parent_path().string());
           continue;
@@ -217,7 +234,7 @@ void Loader::collect_args(const Document& doc) {
     std::string name = it->first.Scalar();
     SourceLocation where = in.at(it->first);
     if (!std::regex_match(name, kArgName)) {
-      diag_.error(where, "arg name '" + name + "' is not valid", "use letters, digits and _, e.g. UBUNTU_VERSION");
+      diag_.error(where, "arg name '" + shorten(name) + "' is not valid", "use letters, digits and _, e.g. UBUNTU_VERSION");
       continue;
     }
     if (kBuiltins.count(name)) {
@@ -258,7 +275,7 @@ void Loader::apply_set_args() {
           for (const auto& d : declared) s += (s.empty() ? "" : ", ") + d;
           return s;
         }();
-      diag_.error({"--set " + k + "=..."}, "unknown build arg '" + k + "'", hint);
+      diag_.error({"--set " + k + "=..."}, "unknown build arg '" + shorten(k) + "'", hint);
       continue;
     }
     args_[k] = v;
@@ -330,10 +347,10 @@ void Loader::convert_file(const DocumentReader& in, const YAML::Node& item, Reci
       fs::path p = in.host_path(*s);
       std::error_code ec;
       if (!fs::exists(fs::symlink_status(p, ec)))
-        diag_.error(in.at(n), "src '" + *s + "' does not exist (looked for " + p.string() + ")",
+        diag_.error(in.at(n), "src '" + shorten(*s) + "' does not exist (looked for " + shorten(p.string()) + ")",
                     "src is relative to the file that declares it");
       else if (!set_on_command_line(n.Scalar()) && !src_allowed(p, in.file().parent_path()))
-        diag_.error(in.at(n), "src '" + *s + "' is outside the directory of " + in.file().filename().string() + " (" +
+        diag_.error(in.at(n), "src '" + shorten(*s) + "' is outside the directory of " + in.file().filename().string() + " (" +
                                   fs::absolute(in.file().parent_path()).lexically_normal().string() + ")",
                     "a recipe reads only its own directory, like docker's build context; pass "
                     "`--allow-path DIR` to let it read DIR too");
@@ -389,7 +406,7 @@ void Loader::convert(const Document& doc, Recipe& r) {
     } else if (auto v = in.text(n, "name")) {
       static const std::regex kName("[a-z0-9]+((\\.|_|__|-+)[a-z0-9]+)*(/[a-z0-9]+((\\.|_|__|-+)[a-z0-9]+)*)*");
       if (!std::regex_match(*v, kName))
-        diag_.error(in.at(n), "name '" + *v + "' is not a valid image name",
+        diag_.error(in.at(n), "name '" + shorten(*v) + "' is not a valid image name",
                     "use lowercase letters, digits and . _ - separators, e.g. pytorch-therock-rocm-ci");
       else
         r.name = *v;
@@ -414,7 +431,7 @@ void Loader::convert(const Document& doc, Recipe& r) {
         fs::path p = in.host_path(local->path);
         std::error_code ec;
         if (!fs::exists(p, ec))
-          diag_.error(in.at(n), "base '" + *v + "' does not exist (looked for " + p.string() + ")",
+          diag_.error(in.at(n), "base '" + shorten(*v) + "' does not exist (looked for " + shorten(p.string()) + ")",
                       "a local base's path is relative to the file that declares it");
         r.base = local->transport + p.string() + local->rest;
       } else if (r.base != "scratch") {
@@ -439,7 +456,7 @@ void Loader::convert(const Document& doc, Recipe& r) {
     if (auto m = in.string_map(n, "env")) {
       for (auto& [k, v] : *m) {
         if (!std::regex_match(k, kEnvName)) {
-          diag_.error(in.at(n), "env name '" + k + "' is not valid", "use letters, digits and _");
+          diag_.error(in.at(n), "env name '" + shorten(k) + "' is not valid", "use letters, digits and _");
           continue;
         }
         const std::string name = k;  // structured bindings cannot be captured before C++20's clang 16
@@ -464,7 +481,7 @@ void Loader::convert(const Document& doc, Recipe& r) {
     if (auto tags = in.string_list(n, "tags")) {
       for (const auto& t : *tags) {
         if (!std::regex_match(t, kTag)) {
-          diag_.error(in.at(n), "tag '" + t + "' is not a valid tag",
+          diag_.error(in.at(n), "tag '" + shorten(t) + "' is not a valid tag",
                       "tags use letters, digits, '_', '.', '-', start with a letter, digit or '_', at most 128");
           continue;
         }
@@ -477,7 +494,7 @@ void Loader::convert(const Document& doc, Recipe& r) {
     static const std::regex kCompression("gzip(:([1-9]|1[0-2]))?|zstd(:([1-9]|1[0-9]))?|none");
     if (auto t = in.text(n, "compression")) {
       if (std::regex_match(*t, kCompression)) r.compression = *t;
-      else diag_.error(in.at(n), "unknown compression '" + *t + "'",
+      else diag_.error(in.at(n), "unknown compression '" + shorten(*t) + "'",
                        "use gzip[:1-12], zstd[:1-19] or none; zstd pulls faster, gzip suits the oldest clients");
     }
   }

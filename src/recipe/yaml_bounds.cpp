@@ -1,5 +1,9 @@
 #include "recipe/yaml_bounds.hpp"
 
+#include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
+
 namespace rp::recipe {
 
 namespace {
@@ -39,7 +43,52 @@ struct Walk {
   }
 };
 
+// Counts nodes as the parser meets them and stops the parse at the bound.
+struct TooMany {
+  size_t line;
+};
+class NodeCounter : public YAML::EventHandler {
+ public:
+  explicit NodeCounter(size_t max) : max_(max) {}
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& m, YAML::anchor_t) override { count(m); }
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { count(m); }
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t, const std::string&) override { count(m); }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    count(m);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    count(m);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void count(const YAML::Mark& m) {
+    if (++nodes_ > max_) throw TooMany{static_cast<size_t>(m.line) + 1};
+  }
+  size_t max_;
+  size_t nodes_ = 0;
+};
+
 }  // namespace
+
+std::optional<std::string> yaml_written_problem(std::istream& in, const YamlBounds& bounds) {
+  NodeCounter counter(bounds.max_written_nodes);
+  try {
+    YAML::Parser parser(in);
+    parser.HandleNextDocument(counter);
+  } catch (const TooMany& t) {
+    return "the YAML has more than " + std::to_string(bounds.max_written_nodes) + " values (line " +
+           std::to_string(t.line) + ")";
+  } catch (const YAML::DeepRecursion&) {
+    throw;
+  } catch (const YAML::Exception&) {
+    // A syntax error: the loader's own parse reports it with its place.
+  }
+  return std::nullopt;
+}
 
 std::optional<std::string> yaml_bounds_problem(const YAML::Node& root, const YamlBounds& bounds) {
   Walk walk{bounds};

@@ -29,6 +29,10 @@ std::string closest_match(const std::string& word, const std::vector<std::string
   std::string best;
   size_t best_distance = SIZE_MAX;
   for (const auto& c : candidates) {
+    // The distance is at least the difference in length, and a typo is at most 3 edits: a longer
+    // word (a hostile 8 MB key) is no typo, and measuring it would take gigabytes.
+    size_t length_gap = word.size() > c.size() ? word.size() - c.size() : c.size() - word.size();
+    if (length_gap > 3) continue;
     size_t d = edit_distance(word, c);
     if (d < best_distance) {
       best_distance = d;

@@ -4,7 +4,7 @@ pre-generated PEP 503 index such as TheRock's (tests/tools/make_therock_index.py
 
     static_server.py DIR [--port 0] [--port-file FILE]
 
-  /a/b/        -> DIR/a/b/index.html
+  /a/b/        -> DIR/a/b/index.html, else DIR/a/b/index.json (as application/vnd.pypi.simple.v1+json)
   /a/b/file    -> DIR/a/b/file, with single byte ranges (Range: bytes=A-B, A-, -N) answered 206
   /__stats     -> JSON {"requests": {path: count}, "bytes": {path: body bytes sent}} over every
                   other request (paths percent-decoded); /__stats?reset=1 clears them
@@ -83,7 +83,9 @@ class Handler(BaseHTTPRequestHandler):
         if full != self.root and not full.startswith(self.root + os.sep):
             return None
         if os.path.isdir(full):
-            full = os.path.join(full, "index.html")
+            # A directory's page: index.html, else index.json (a PEP 691 JSON page).
+            page = os.path.join(full, "index.html")
+            full = page if os.path.isfile(page) else os.path.join(full, "index.json")
         return full if os.path.isfile(full) else None
 
     def do_HEAD(self):
@@ -102,6 +104,8 @@ class Handler(BaseHTTPRequestHandler):
             return
         size = os.path.getsize(full)
         ctype = "text/html" if full.endswith(".html") else "application/octet-stream"
+        if full.endswith("/index.json"):
+            ctype = "application/vnd.pypi.simple.v1+json"
         rng = parse_range(self.headers.get("Range"), size)
         if rng == "bad":
             self.send_response(416)

@@ -260,6 +260,33 @@ TEST_CASE("defect 2: YAML aliases cannot amplify a small recipe into gigabytes")
   CHECK(recipe_problems(dir, laughs).find("once its aliases (*name) are expanded") != std::string::npos);
 }
 
+TEST_CASE("defect 11: a small recipe of many tiny values is refused before it is loaded") {
+  // 2 Mi one-letter items in 4 MB: yaml-cpp spent 1 GB loading them (hostile-inputs drill).
+  TempDir dir;
+  std::string text = "name: many\ntags: [t";
+  for (int i = 1; i < (1 << 19); ++i) text += ",t";
+  text += "]\n";
+  std::string problems = recipe_problems(dir, text);
+  CHECK(problems.find("more than 262144 values (line 2)") != std::string::npos);
+  // Under the bound, the same shape loads (and fails later only for what it is).
+  std::string fine = "name: many\nlabels: {a: b, c: d}\n";
+  CHECK(recipe_problems(dir, fine).empty());
+}
+
+TEST_CASE("defect 11: untrusted values in recipe messages are shortened") {
+  TempDir dir;
+  std::string huge(1 << 20, 'A');
+  std::string problems = recipe_problems(dir, "name: " + huge + "\n");
+  CHECK(problems.find("is not a valid image name") != std::string::npos);
+  CHECK(problems.size() < 2000);
+  problems = recipe_problems(dir, "name: x\ninclude: [" + std::string(5000, 'x') + "/y.yaml]\n");
+  CHECK(problems.find("not found") != std::string::npos);
+  CHECK(problems.size() < 2000);
+  problems = recipe_problems(dir, "name: x\n? " + huge + "\n: 1\n");
+  CHECK(problems.find("unknown key") != std::string::npos);
+  CHECK(problems.size() < 2000);
+}
+
 TEST_CASE("defect 10: deep YAML nesting gets a real message") {
   TempDir dir;
   std::string deep = "name: deep\nlabels: " + std::string(100, '[') + std::string(100, ']') + "\n";
