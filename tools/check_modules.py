@@ -24,7 +24,8 @@ DEPENDS = {
     "assemble": ["util", "entries", "image", "store"],
     "fetch": ["util", "net", "store"],
     "output": ["util", "entries", "net", "image", "store", "assemble"],
-    "registry": ["util", "net", "image", "store", "output"],
+    # assemble: the registry layer cache is an ExternalLayerCache the layer builder asks.
+    "registry": ["util", "net", "image", "store", "assemble", "output"],
     # Ecosystem modules: they read the image through entries/FileTree. Known debt (issue 10): python
     # still keeps blobs in store/ (a standalone archive, a wheel fetched whole for its metadata) and
     # streams archive members through assemble/; therock downloads through fetch/. They must never

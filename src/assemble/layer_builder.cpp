@@ -91,18 +91,37 @@ BuiltLayer LayerBuilder::build(const std::string& name, const std::vector<Entry>
   if (progress_) progress_->layer_started(name, expected);
 
   // Two lookups: the quick key (file identities, no reading) and then the content key (hashes every
-  // content: finds the layer again after a fresh checkout changed every mtime).
+  // content: finds the layer again after a fresh checkout changed every mtime). An external cache is
+  // asked by content key, which names no machine's file identities.
+  ExternalLayerCache* external = options_.external;
   std::string quick_key, key;
   if (options_.use_cache) {
     quick_key = quick_cache_key(entries);
     auto hit = lookup("layers-quick", quick_key);
     bool built_before = lineage.empty() || store_.get_record("layer-lineage", lineage).has_value();
-    if (!hit && built_before) {
+    if (!hit && (built_before || external)) {
       key = cache_key(entries);
       hit = lookup("layers", key);
       if (hit) store_.put_record("layers-quick", quick_key, record_of(hit->layer));
     }
+    if (!hit && external) {
+      // Asked even on a first build of this lineage: on a fresh machine every build is a first one.
+      if (auto layer = external->find(key)) {
+        hit = BuiltLayer{*layer, true, true};
+        // Downloaded into the store: the next build finds it there. A layer left in the registry
+        // (to be mounted where the image is pushed) is not recorded: the store does not hold it.
+        if (store_.contains(layer->blob.digest)) {
+          store_.put_record("layers", key, record_of(*layer));
+          store_.put_record("layers-quick", quick_key, record_of(*layer));
+          if (!lineage.empty()) store_.put_record("layer-lineage", lineage, {{"quick_key", quick_key}});
+        }
+      }
+    }
     if (hit) {
+      if (external) {
+        if (key.empty()) key = cache_key(entries);
+        external->add(key, hit->layer);
+      }
       if (progress_) progress_->layer_finished(name, hit->layer.uncompressed_size, hit->layer.blob.size, true);
       return *hit;
     }
@@ -131,6 +150,11 @@ BuiltLayer LayerBuilder::build(const std::string& name, const std::vector<Entry>
     if (!key.empty()) store_.put_record("layers", key, record_of(built.layer));
     store_.put_record("layers-quick", quick_key, record_of(built.layer));
     if (!lineage.empty()) store_.put_record("layer-lineage", lineage, {{"quick_key", quick_key}});
+  }
+  if (external) {
+    // --no-cache computed no key; --cache-to still lists the layer.
+    if (key.empty()) key = cache_key(entries);
+    external->add(key, built.layer);
   }
   if (progress_) progress_->layer_finished(name, built.layer.uncompressed_size, built.layer.blob.size, false);
   return built;

@@ -2,11 +2,13 @@
 // Turns a sorted entry list into a layer blob in the content store, in one streaming pass:
 //   entries -> TarWriter -> sha256 (diff_id) -> compressor -> sha256 (digest) -> store file.
 // A layer whose inputs were built before (same entries, contents, mtime and compression) is taken
-// from the store's layer records without compressing anything.
+// from the store's layer records without compressing anything, or else from an external (registry)
+// layer cache when one is given.
 #include <string>
 #include <vector>
 
 #include "assemble/compression.hpp"
+#include "assemble/external_layer_cache.hpp"
 #include "entries/entry.hpp"
 #include "assemble/progress.hpp"
 #include "image/image.hpp"
@@ -19,11 +21,16 @@ struct LayerOptions {
   int64_t mtime = 0;     // SOURCE_DATE_EPOCH
   unsigned threads = 0;  // 0 = one per core
   bool use_cache = true;
+  // Asked by content key after the store missed, and told every layer of the build (--cache-from,
+  // --cache-to). Not owned. With it, every layer's content key is computed (host files are read
+  // once more; wheel, tar and store members cost nothing).
+  ExternalLayerCache* external = nullptr;
 };
 
 struct BuiltLayer {
   ImageLayer layer;
-  bool from_cache = false;
+  bool from_cache = false;           // not built: from the store or the external cache
+  bool from_external_cache = false;  // from the external (registry) cache
 };
 
 class LayerBuilder {

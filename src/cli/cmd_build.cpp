@@ -19,6 +19,7 @@
 #include "plan/plan.hpp"
 #include "plan/steps.hpp"
 #include "registry/base_image.hpp"
+#include "registry/layer_cache.hpp"
 #include "registry/push.hpp"
 #include "registry/reference.hpp"
 #include "util/error.hpp"
@@ -44,6 +45,8 @@ struct BuildArgs {
   std::string sbom_format = "spdx";
   bool insecure_downloads = false;
   std::vector<std::string> push;  // registry references (--push)
+  std::string cache_from;         // --cache-from: a registry layer cache to take layers from
+  std::string cache_to;           // --cache-to: where to push this build's layer cache
   std::string platform;           // empty: the recipe's
   bool dry_run = false;           // resolve every step and print the plan; write nothing
   bool json = false;              // with --dry-run: the plan as JSON
@@ -65,6 +68,40 @@ std::vector<registry::Reference> push_references(const std::vector<std::string>&
   return out;
 }
 
+// How many layers were built (and how many bytes went through the compressor), taken from the
+// store, or from the registry cache: one line, or one "build.layers" event with --log-format json.
+void log_layer_counts(const AssembledImage& assembled, const registry::RegistryLayerCache* layer_cache) {
+  size_t built = 0, from_store = 0, from_registry = 0;
+  uint64_t bytes_compressed = 0;
+  for (const auto& l : assembled.new_layers) {
+    if (l.from_external_cache) {
+      ++from_registry;
+    } else if (l.from_cache) {
+      ++from_store;
+    } else {
+      ++built;
+      bytes_compressed += l.layer.uncompressed_size;
+    }
+  }
+  nlohmann::json fields = {{"layers", assembled.new_layers.size()},
+                           {"built", built},
+                           {"from_store", from_store},
+                           {"from_registry_cache", from_registry},
+                           {"bytes_compressed", bytes_compressed}};
+  std::string text = fmt::format("layers: {} built ({} compressed), {} from the store, {} from the registry cache",
+                                 built, human_bytes(bytes_compressed), from_store, from_registry);
+  if (layer_cache) {
+    registry::LayerCacheCounts c = layer_cache->counts();
+    fields["registry_cache_listed"] = c.listed;
+    fields["registry_cache_skipped"] = c.skipped;
+    fields["registry_cache_downloaded"] = c.downloaded;
+    fields["registry_cache_bytes_downloaded"] = c.bytes_downloaded;
+    text += fmt::format(" ({} downloaded, {}; {} listed, {} skipped)", c.downloaded, human_bytes(c.bytes_downloaded),
+                        c.listed, c.skipped);
+  }
+  log_event("build.layers", text, fields);
+}
+
 void run_build(const BuildArgs& args) {
   auto started = std::chrono::steady_clock::now();
   // Checked before any work; the recipe's choice replaces the default once the recipe is loaded.
@@ -78,6 +115,9 @@ void run_build(const BuildArgs& args) {
   std::optional<Platform> platform_override;
   if (!args.platform.empty()) platform_override = Platform::parse(args.platform);
   for (const auto& p : args.push) (void)registry::parse_reference(p);  // bad references fail before any work
+  registry::LayerCacheOptions cache_options;
+  if (!args.cache_from.empty()) cache_options.from = registry::parse_reference(args.cache_from);
+  if (!args.cache_to.empty()) cache_options.to = registry::parse_reference(args.cache_to);
   check_sbom_format(args.sbom_format);
 
   ContentStore store(args.cache_dir.empty() ? ContentStore::default_root() : fs::path(args.cache_dir));
@@ -108,9 +148,22 @@ void run_build(const BuildArgs& args) {
   spdlog::info("building {} ({} layer{}, {})", plan.name, plan.layers.size(), plan.layers.size() == 1 ? "" : "s",
                compression.str());
 
-  LayerOptions layer_options{compression, plan.source_date_epoch, args.threads, !args.no_cache};
+  // The registry layer cache: a found layer stays in the registry (to be mounted) only when the
+  // image goes nowhere else than that registry; a local output needs its bytes.
+  std::optional<registry::RegistryLayerCache> layer_cache;
+  if (cache_options.from || cache_options.to) {
+    cache_options.download = !outputs.empty() || !cache_options.from;
+    for (const auto& r : push_refs)
+      if (cache_options.from && r.registry != cache_options.from->registry) cache_options.download = true;
+    layer_cache.emplace(cache_options, store, session);
+    layer_cache->load();
+  }
+
+  LayerOptions layer_options{compression, plan.source_date_epoch, args.threads, !args.no_cache,
+                             layer_cache ? &*layer_cache : nullptr};
   LayerBuilder builder(store, layer_options, &progress);
   AssembledImage assembled = assemble_image(plan, builder);
+  log_layer_counts(assembled, layer_cache ? &*layer_cache : nullptr);
   SealedImage sealed = seal(assembled.image);
   // Made once: written next to the image and attached to every pushed tag.
   const std::string sbom = args.sbom_file.empty() ? std::string() : sbom_text(plan, sealed, args.sbom_format);
@@ -121,12 +174,23 @@ void run_build(const BuildArgs& args) {
   }
   std::vector<std::string> pushed;
   if (!push_refs.empty()) {
-    registry::PushResult r = registry::push_image(sealed, store, push_refs, session);
+    registry::MissingBlobFetcher fetch_missing;
+    if (layer_cache) fetch_missing = [&layer_cache](const std::string& d) { layer_cache->fetch_into_store(d); };
+    registry::PushResult r = registry::push_image(sealed, store, push_refs, session, {}, fetch_missing);
     for (const auto& p : r.pushed) spdlog::info("pushed {}", p);
+    log_event("build.push",
+              fmt::format("push: {} blob{} uploaded ({}), {} mounted, {} already there", r.stats.blobs_uploaded,
+                          r.stats.blobs_uploaded == 1 ? "" : "s", human_bytes(r.stats.bytes_uploaded),
+                          r.stats.blobs_mounted, r.stats.blobs_existing),
+              {{"blobs_uploaded", r.stats.blobs_uploaded},
+               {"bytes_uploaded", r.stats.bytes_uploaded},
+               {"blobs_mounted", r.stats.blobs_mounted},
+               {"blobs_existing", r.stats.blobs_existing}});
     pushed = r.pushed;
     if (!args.sbom_file.empty())
       attach_sbom(sbom, args.sbom_format, sealed, push_refs, store, session);
   }
+  if (layer_cache && cache_options.to) layer_cache->export_cache();
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   spdlog::info("image {} ({} layer{}) built in {:.1f}s", sealed.manifest.digest, sealed.layers.size(),
                sealed.layers.size() == 1 ? "" : "s", secs);
@@ -191,6 +255,12 @@ void add_build_command(CLI::App& app, GlobalOptions&) {
   cmd->add_flag("--dry-run", args->dry_run,
                 "Resolve every step (base, packages, layers) and print the plan, as `rockpack plan` does; write no image");
   cmd->add_flag("--json", args->json, "With --dry-run: print the plan as JSON");
+  cmd->add_option("--cache-from", args->cache_from,
+                  "Take layers from this registry layer cache (registry/repo:tag, written by --cache-to) instead of "
+                  "building them; an unreachable or damaged cache is a warning");
+  cmd->add_option("--cache-to", args->cache_to,
+                  "After the build, push its layer cache to this registry reference (an OCI artifact; "
+                  "registry/repo without a tag is :buildcache)");
   add_registry_flags(cmd, args->registry);
   cmd->callback([args] { run_build(*args); });
 }

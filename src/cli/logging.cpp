@@ -6,6 +6,7 @@
 
 #include <spdlog/sinks/base_sink.h>
 
+#include <chrono>
 #include <functional>
 #include <iostream>
 #include <mutex>
@@ -62,6 +63,22 @@ class JsonFormatter final : public spdlog::formatter {
 }  // namespace
 
 bool json_logs() { return g_json; }
+
+void log_event(const std::string& event, const std::string& text, const nlohmann::json& fields) {
+  if (!g_json) {
+    spdlog::info("{}", text);
+    return;
+  }
+  if (!spdlog::default_logger()->should_log(spdlog::level::info)) return;
+  nlohmann::json j = {{"time_ms", std::chrono::duration_cast<std::chrono::milliseconds>(
+                                      std::chrono::system_clock::now().time_since_epoch())
+                                      .count()},
+                      {"level", "info"},
+                      {"event", event},
+                      {"msg", text}};
+  for (const auto& [k, v] : fields.items()) j[k] = v;
+  std::cerr << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
 
 void set_log_hooks(std::function<void()> before, std::function<void()> after) {
   std::lock_guard lock(g_hooks_mu);

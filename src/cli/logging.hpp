@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/commands.hpp"
 
 namespace rp::cli {
@@ -23,6 +25,9 @@ struct ErrorItem {
 };
 void report_errors(const std::vector<ErrorItem>& items, const std::string& text_message, const std::string& text_hint);
 bool json_logs();
+// An info line that CI may want to count: as text, `text`; with --log-format json, one object
+// {"time_ms","level":"info","event":event,"msg":text, ...fields}.
+void log_event(const std::string& event, const std::string& text, const nlohmann::json& fields);
 // Called around every log line (a live progress display erases itself and draws again); nullptr: none.
 void set_log_hooks(std::function<void()> before, std::function<void()> after);
 

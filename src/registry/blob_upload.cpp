@@ -240,14 +240,19 @@ uint64_t parse_upload_range(const std::string& value) {
   }
 }
 
-UploadOutcome upload_blob(Transport& transport, const std::string& repository, const BlobSource& blob,
+UploadOutcome upload_blob(Transport& transport, const std::string& repository, const BlobSource& source,
                           const std::vector<std::string>& mount_from, const RegistryOptions& options) {
+  BlobSource blob = source;  // the uploader sees `file` once fetch_file has brought the bytes
   Uploader up(transport, repository, blob, options);
   if (up.exists()) return UploadOutcome::kExisted;
   for (const auto& from : mount_from) {
     if (from == repository) continue;
     if (up.mount(from)) return UploadOutcome::kMounted;
     break;  // one try: a 202 opened an upload session we now use
+  }
+  if (!blob.memory && blob.file.empty()) {
+    if (!blob.fetch_file) throw rp::Error("blob " + blob.digest + " has no bytes to upload");
+    blob.file = blob.fetch_file();
   }
   Transfer transfer(TransferKind::kUpload, "blob " + blob.digest.substr(7, 12) + " (" + repository + ")", blob.size);
   up.set_progress(&transfer);

@@ -7,6 +7,7 @@
 //      upload continues from there. If the registry has lost the session, a new one starts.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,9 @@ struct BlobSource {
   uint64_t size = 0;
   std::filesystem::path file;  // the blob's bytes, or
   const std::string* memory = nullptr;
+  // Neither: the bytes are not here (a registry cache's layer, meant to be mounted). Called only
+  // when they must be sent after all (not in the repository, not mounted); returns their file.
+  std::function<std::filesystem::path()> fetch_file;
 };
 
 enum class UploadOutcome { kExisted, kMounted, kUploaded };

@@ -26,20 +26,31 @@ std::map<std::string, std::vector<Reference>> by_repository(const std::vector<Re
 
 class Pusher {
  public:
-  Pusher(const ContentStore& store, Session& session, std::filesystem::path layout_dir = {})
-      : store_(store), session_(session), layout_dir_(std::move(layout_dir)) {}
+  Pusher(const ContentStore& store, Session& session, std::filesystem::path layout_dir = {},
+         MissingBlobFetcher fetch_missing = {})
+      : store_(store), session_(session), layout_dir_(std::move(layout_dir)), fetch_missing_(std::move(fetch_missing)) {}
 
   // Uploads config and layers of `image` to `ref`'s repository.
   void push_blobs(const SealedImage& image, const Reference& ref) {
     Transport& t = session_.transport(ref.registry);
     std::vector<BlobSource> sources;
-    sources.push_back(BlobSource{image.config.digest, image.config_bytes.size(), {}, &image.config_bytes});
+    sources.push_back(BlobSource{image.config.digest, image.config_bytes.size(), {}, &image.config_bytes, {}});
     for (const auto& l : image.layers) {
       // An image may list the same layer twice (e.g. an empty layer); it is uploaded once.
       bool seen = false;
       for (const auto& s : sources) seen = seen || s.digest == l.blob.digest;
-      if (!seen)
-        sources.push_back(BlobSource{l.blob.digest, static_cast<uint64_t>(l.blob.size), blob_file(l.blob.digest), nullptr});
+      if (seen) continue;
+      BlobSource source{l.blob.digest, static_cast<uint64_t>(l.blob.size), {}, nullptr, {}};
+      if (layout_dir_.empty() && fetch_missing_ && !store_.contains(l.blob.digest)) {
+        // Not here: mounted or found in the repository, else fetched when it must be sent.
+        source.fetch_file = [this, digest = l.blob.digest] {
+          fetch_missing_(digest);
+          return blob_file(digest);
+        };
+      } else {
+        source.file = blob_file(l.blob.digest);
+      }
+      sources.push_back(std::move(source));
     }
     std::vector<std::function<void()>> jobs;
     for (const auto& src : sources) {
@@ -98,6 +109,7 @@ class Pusher {
   const ContentStore& store_;
   Session& session_;
   std::filesystem::path layout_dir_;
+  MissingBlobFetcher fetch_missing_;
   std::mutex mu_;
   PushStats stats_;
 };
@@ -120,8 +132,8 @@ std::string pushed_name(const Reference& ref, const std::string& digest) {
 }  // namespace
 
 PushResult push_image(const SealedImage& image, const ContentStore& store, const std::vector<Reference>& references,
-                      Session& session, const std::filesystem::path& layout_dir) {
-  Pusher pusher(store, session, layout_dir);
+                      Session& session, const std::filesystem::path& layout_dir, const MissingBlobFetcher& fetch_missing) {
+  Pusher pusher(store, session, layout_dir, fetch_missing);
   PushResult result;
   result.digest = image.manifest.digest;
   for (const auto& [name, refs] : by_repository(references)) {

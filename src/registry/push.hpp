@@ -4,6 +4,7 @@
 // then the manifest, once per tag; an index only after all its children. Rerunning an interrupted
 // push sends only what did not arrive.
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -33,8 +34,13 @@ struct PushResult {
 // Layer bytes come from `store`, or, when `layout_dir` is given, straight from that OCI layout's
 // blobs/ directory (no copy into the store first). The store also keeps which repositories hold
 // which blob, for cross-repository mounts.
+// A layer the store lacks (a registry layer cache's, see layer_cache.hpp) is found in the repository
+// or mounted; only when neither works is `fetch_missing` asked to bring it into the store, and
+// without one that is an error.
+using MissingBlobFetcher = std::function<void(const std::string& digest)>;
 PushResult push_image(const SealedImage& image, const ContentStore& store, const std::vector<Reference>& references,
-                      Session& session, const std::filesystem::path& layout_dir = {});
+                      Session& session, const std::filesystem::path& layout_dir = {},
+                      const MissingBlobFetcher& fetch_missing = {});
 PushResult push_image(const SealedImage& image, const ContentStore& store, const std::vector<Reference>& references,
                       const RegistryOptions& options);
 

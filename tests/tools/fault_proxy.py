@@ -6,7 +6,9 @@ One request per client connection (answers carry Connection: close). Requests ar
 with a body larger than --drop-min bytes has its connection dropped after forwarding part of the
 body to the registry ("drop"), or cut off halfway with nothing forwarded, as a buffering load
 balancer would ("cut": the registry's upload state stays consistent, so the client can resume). At most --max-faults faults are injected, so a well-behaved client always
-finishes. Listens on 127.0.0.1 only; forwards to 127.0.0.1 only. Writes one line per fault to --log.
+finishes. Listens on 127.0.0.1 only; forwards to 127.0.0.1 only. Writes one line per fault to --log;
+with --log-requests also one line per request ("request METHOD TARGET"), so a test can count what a
+client sent (with --max-faults 0 it is a plain counting proxy).
 """
 import argparse
 import base64
@@ -90,6 +92,9 @@ def handle(client, state):
             return
         method, target = head.split(" ", 2)[:2]
         length = int(header_value(head, "content-length") or "0")
+        if args.log_requests:
+            with state.lock, open(args.log, "a") as f:
+                f.write(f"request {method} {target}\n")
         fault = None
         if args.redirect_blobs_to and method == "GET" and "/blobs/sha256:" in target:
             # Send the client to "storage": another proxy, on another port (another origin).
@@ -197,6 +202,7 @@ def main():
     p.add_argument("--delay-ms", type=int, default=0, help="wait this long before forwarding a request with a body")
     p.add_argument("--redirect-blobs-to", default="", help="HOST:PORT: answer blob GETs with a 307 there")
     p.add_argument("--upstream-auth", default="", help="USER:PASS: play storage, forward every request with these")
+    p.add_argument("--log-requests", action="store_true", help="log every request, not only faults")
     p.add_argument("--log", required=True)
     args = p.parse_args()
     state = State(args)
