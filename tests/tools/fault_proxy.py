@@ -56,17 +56,23 @@ class State:
     def budget_left(self):
         return self.args.max_faults < 0 or self.faults < self.args.max_faults
 
+    @staticmethod
+    def streak_key(key):
+        # A download resumed with another Range is the same request as far as a streak goes.
+        return key.split(" range=")[0]
+
     def key_allows(self, key):
         limit = self.args.max_faults_per_request
-        return limit <= 0 or self.in_a_row.get(key, 0) < limit
+        return limit <= 0 or self.in_a_row.get(self.streak_key(key), 0) < limit
 
     def note(self, key, fault):
         # Called with the lock held, once per request, with the fault chosen for it (or None).
+        k = self.streak_key(key)
         if fault:
             self.faults += 1
-            self.in_a_row[key] = self.in_a_row.get(key, 0) + 1
+            self.in_a_row[k] = self.in_a_row.get(k, 0) + 1
         else:
-            self.in_a_row[key] = 0
+            self.in_a_row[k] = 0
         return fault
 
     def random_drop(self, key):
@@ -222,7 +228,7 @@ def handle(client, state):
             if head_out is None:
                 return
             total = int(header_value(head_out, "content-length") or "0")
-            if total < 2:
+            if total < 2 or method == "HEAD":
                 return
             client.sendall(head_out.encode("latin-1") + b"\r\n\r\n")
             half, sent_body = total // 2, 0
