@@ -4,8 +4,9 @@
 #include <mutex>
 #include <thread>
 
-#include "net/url.hpp"
+#include "net/http_retry.hpp"
 #include "net/retry.hpp"
+#include "net/url.hpp"
 #include "util/error.hpp"
 #include "util/parallel.hpp"
 #include "util/transfer_progress.hpp"
@@ -69,14 +70,25 @@ DownloadResult fetch_one(ContentStore& store, const DownloadJob& job, const Down
       status = try_fetch(store, job, options, result, retry_after);
       if (!status) return result;
     } catch (const net::TransportError& e) {
-      if (e.tls_failure() || attempt >= policy.max_attempts) throw;
+      if (e.tls_failure() || policy.max_attempts <= 1) throw;
+      if (attempt >= policy.max_attempts)
+        throw net::TransportError("downloading " + job.what + " failed: " + e.what() + net::attempts_note(attempt),
+                                  false, "the connection kept breaking; check the network and run the build again "
+                                  "(what was downloaded is kept)");
     }
-    if (status && (!net::is_retryable_status(*status) || attempt >= policy.max_attempts)) {
+    bool server_asks_too_much = false;
+    if (status && retry_after) {
+      auto asked = net::parse_retry_after(*retry_after);
+      server_asks_too_much = asked && *asked > policy.max_retry_after;
+    }
+    if (status && (!net::is_retryable_status(*status) || attempt >= policy.max_attempts || server_asks_too_much)) {
       std::string hint = *status == 401 || *status == 403
                              ? "check the index credentials (netrc or the recipe's username_env/password_env)"
+                         : net::is_retryable_status(*status)
+                             ? "the server kept failing; try again later (a rerun downloads only what is missing)"
                              : "check that the file still exists on the index";
       throw Error("downloading " + job.what + " from " + net::redact_url(job.url) + " failed: HTTP " +
-                      std::to_string(*status),
+                      std::to_string(*status) + net::attempts_note(attempt),
                   hint);
     }
     std::this_thread::sleep_for(net::retry_delay(policy, attempt, retry_after));

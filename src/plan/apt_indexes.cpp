@@ -25,16 +25,21 @@ std::optional<std::string> fetch_text(const std::string& url, const std::string&
   net::RetryPolicy policy;
   policy.max_attempts = downloads.max_attempts;
   net::HttpResponse response;
+  int attempts = 1;
   try {
-    response = net::perform_with_retry(request, policy);
+    response = net::perform_with_retry(request, policy, &attempts);
   } catch (const net::TransportError& e) {
     throw Error(what + ": cannot fetch " + net::redact_url(url) + ": " + e.what(),
-                "check the source's URL and that the repository is reachable from this machine");
+                "check the source's URL and that the repository is reachable from this machine, then run the "
+                "build again");
   }
   if (response.status == 404 || response.status == 410) return std::nullopt;
   if (!response.ok())
-    throw Error(what + ": " + net::redact_url(url) + " answered HTTP " + std::to_string(response.status),
-                "check the source's URL and suite");
+    throw Error(what + ": " + net::redact_url(url) + " answered HTTP " + std::to_string(response.status) +
+                    net::attempts_note(attempts),
+                net::is_retryable_status(response.status)
+                    ? "the repository kept failing; try again later (a rerun fetches only what is missing)"
+                    : "check the source's URL and suite");
   return std::move(response.body);
 }
 

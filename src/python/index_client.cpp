@@ -37,7 +37,8 @@ std::string status_hint(long status, const std::string& credential_source) {
     return credential_source.empty() ? "the index wants credentials: give them in the index URL, by netrc or by "
                                        "environment variables"
                                      : "check the credentials from " + credential_source;
-  if (status >= 500) return "the index has a problem; try again later";
+  if (status >= 500 || status == 429 || status == 408)
+    return "the index kept failing; try again later (a rerun fetches only what is missing)";
   return "check the index URL";
 }
 
@@ -107,18 +108,20 @@ std::optional<std::vector<DistFile>> IndexClient::project_files(const std::strin
   request.verify_tls = options_.verify_tls;
   request.max_body = 64u << 20;  // pages of projects with thousands of nightlies are large
   net::HttpResponse response;
+  int attempts = 1;
   try {
-    response = net::perform_with_retry(request, options_.retry);
+    response = net::perform_with_retry(request, options_.retry, &attempts);
   } catch (const net::TransportError& e) {
     throw Error("cannot reach package index " + display_url_ + " for project '" + normalized_name + "': " + e.what(),
-                "check the index URL and the network; the request was retried");
+                "check the index URL and the network, then run the build again (what was fetched is kept)");
   }
   std::optional<std::vector<DistFile>> files;
   if (response.status == 404 || response.status == 410) {
     spdlog::debug("index: {} does not know '{}'", display_url_, normalized_name);
   } else if (!response.ok()) {
     throw Error("package index " + display_url_ + " answered HTTP " + std::to_string(response.status) +
-                    " for project '" + normalized_name + "'",
+                    " for project '" + normalized_name + "' (" + net::redact_url(page_url) + ")" +
+                    net::attempts_note(attempts),
                 status_hint(response.status, credential_ ? credential_->source : ""));
   } else {
     // Relative links resolve against the URL that answered (after redirects), without credentials.

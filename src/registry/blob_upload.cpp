@@ -129,13 +129,17 @@ class Uploader {
         error = e.what();
       }
       location_.clear();
-      if (arrived()) return;
-      if (attempt >= options_.retry.max_attempts)
+      if (attempt >= options_.retry.max_attempts) {
+        if (arrived()) return;
         throw rp::Error(what() + " failed after " + std::to_string(attempt) + " attempts: " + error,
                         "run the push again: blobs that arrived are not sent again");
+      }
       auto delay = net::retry_delay(options_.retry, attempt, retry_after);
       spdlog::info("{}: {}; retrying in {} ms", what(), error, delay.count());
+      // Whether the blob arrived after all is asked after the wait, not before: a registry that
+      // answered 429/503 with Retry-After gets no request before that time (the flaky-network drill).
       std::this_thread::sleep_for(delay);
+      if (arrived()) return;
     }
   }
 
@@ -190,6 +194,7 @@ class Uploader {
           if (created(r)) return;
           if (!net::is_retryable_status(r.status)) throw registry_error(r, "completing the " + what(), t_.registry());
           error = "the registry answered " + std::to_string(r.status);
+          retry_after = r.header("retry-after");  // the closing PUT's Retry-After counts too
         } catch (const net::TransportError& e) {
           error = e.what();
           if (arrived()) return;

@@ -55,7 +55,7 @@ print(value)
 PY
 }
 # requests PATTERN: how many proxied requests (since the last reset) match the extended regex.
-requests() { grep -cE "^request $1" "$REQS" || true; }
+requests() { grep -cE "^pass $1" "$REQS" || true; }
 reset_requests() { : > "$REQS"; }
 layer_digests() {  # the layer digests of a registry image
   skopeo inspect --raw --tls-verify=false "docker://$1" | python3 -c 'import json,sys; print(" ".join(l["digest"] for l in json.load(sys.stdin)["layers"]))'
