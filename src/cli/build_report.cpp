@@ -1,5 +1,6 @@
 #include "cli/build_report.hpp"
 
+#include <chrono>
 #include <map>
 #include <set>
 
@@ -149,11 +150,20 @@ CompareRequest check_compare_request(const std::string& compare_to, const std::s
   return out;
 }
 
-void compare_with_previous(report::Report& report, const Image& image, const Platform& platform,
+PreviousImage load_previous(const CompareRequest& request, const Platform& platform, ContentStore& store,
+                            registry::Session& session) {
+  auto started = std::chrono::steady_clock::now();
+  PreviousImage out;
+  out.sourced = inventory::load_image(request.previous, platform, store, session.options());
+  out.load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return out;
+}
+
+void compare_with_previous(report::Report& report, const Image& image, const PreviousImage& loaded,
                            const CompareRequest& request, ContentStore& store, registry::Session& session) {
   report::Comparison c;
   c.previous = request.previous;
-  inventory::SourcedImage previous = inventory::load_image(request.previous, platform, store, session.options());
+  const inventory::SourcedImage& previous = loaded.sourced;
   c.previous_digest = previous.manifest_digest;
 
   inventory::Inventory before = inventory::take_inventory(previous.image, store, false);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "inventory/image_source.hpp"
 #include "plan/image_assembler.hpp"
 #include "plan/plan.hpp"
 #include "plan/steps.hpp"
@@ -52,10 +53,19 @@ struct CompareRequest {
 // read or is not a report.
 CompareRequest check_compare_request(const std::string& compare_to, const std::string& compare_report_file);
 
-// Fills report.comparison (and each layer's in_previous): reads the previous image into the store
-// (a registry pull, or an oci:/oci-archive:/docker-archive: import), takes both inventories and
-// diffs them. The duration delta is set only from a previous report that describes that very image.
-void compare_with_previous(report::Report& report, const Image& image, const Platform& platform,
+// The previous image read into the store (a registry pull of the blobs the store lacks, or an
+// oci:/oci-archive:/docker-archive: import), every blob verified. Read before the build writes or
+// pushes anything: `--push repo:latest --compare-to repo:latest` compares with the old :latest.
+struct PreviousImage {
+  inventory::SourcedImage sourced;
+  double load_seconds = 0;  // kept out of the build's duration
+};
+PreviousImage load_previous(const CompareRequest& request, const Platform& platform, ContentStore& store,
+                            registry::Session& session);
+
+// Fills report.comparison (and each layer's in_previous): takes both images' inventories and diffs
+// them. The duration delta is set only from a previous report that describes that very image.
+void compare_with_previous(report::Report& report, const Image& image, const PreviousImage& previous,
                            const CompareRequest& request, ContentStore& store, registry::Session& session);
 
 // Attaches the report JSON to the pushed image as an OCI referrer (artifactType

@@ -131,6 +131,9 @@ void run_build(const BuildArgs& args) {
   AssembledImage assembled = assemble_image(plan, builder);
   timings.assemble_seconds = seconds_since(phase);
   SealedImage sealed = seal(assembled.image);
+  // The previous image is read before any output or push could replace it; not part of the build's time.
+  std::optional<PreviousImage> previous;
+  if (!compare.previous.empty()) previous = load_previous(compare, sealed.platform, store, session);
   // Made once: written next to the image and attached to every pushed tag.
   const std::string sbom = args.sbom_file.empty() ? std::string() : sbom_text(plan, sealed, args.sbom_format);
 
@@ -150,13 +153,13 @@ void run_build(const BuildArgs& args) {
   }
   // The build's duration: everything up to the image written and pushed; the SBOM, the report, the
   // comparison and the referrers come after and are not in it.
-  timings.build_seconds = seconds_since(started);
+  timings.build_seconds = seconds_since(started) - (previous ? previous->load_seconds : 0);
   if (!push_refs.empty() && !args.sbom_file.empty()) attach_sbom(sbom, args.sbom_format, sealed, push_refs, store, session);
   if (want_report) {
     std::vector<std::string> output_names;
     for (const auto& o : outputs) output_names.push_back(o.str());
     report::Report build_report = make_report({plan, assembled, sealed, timings, compression.str(), output_names, pushed});
-    if (!compare.previous.empty()) compare_with_previous(build_report, assembled.image, sealed.platform, compare, store, session);
+    if (previous) compare_with_previous(build_report, assembled.image, *previous, compare, store, session);
     const std::string report_json = report::to_json_text(build_report);
     if (!push_refs.empty()) attach_report(report_json, sealed, push_refs, store, session);
     if (!args.report_file.empty()) write_file_atomic(args.report_file, report_json);
