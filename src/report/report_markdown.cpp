@@ -68,7 +68,7 @@ std::string to_markdown(const Report& r) {
   if (!r.base.empty()) out << "Base: " << code(r.base) << " (" << code(r.base_digest) << ")\n";
   out << "SOURCE_DATE_EPOCH: " << r.source_date_epoch << " (" << cell(r.created) << ")\n";
   for (const auto& p : r.packages)  // what a ROCm image is about, on its first lines
-    if (p.kind == "rocm") out << "ROCm: " << code(p.version) << "\n";
+    if (p.name == "rocm") out << "ROCm: " << code(p.version) << "\n";
   out << "Pushed: ";
   if (r.pushed.empty()) out << "nothing";
   for (size_t i = 0; i < r.pushed.size(); ++i) out << (i ? ", " : "") << code(r.pushed[i]);

@@ -88,7 +88,7 @@ r, digest, v1 = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
 assert r["image_digest"] == digest and r["recipe"] == "nightly" and r["tags"] == ["latest"], r
 assert r["source_date_epoch"] == 1700000000 and r["created"] == "2023-11-14T22:13:20Z", r
 assert r["totals"]["build_seconds"] > 0 and "comparison" not in r
-assert any(p["kind"] == "rocm" and p["version"] == v1 for p in r["packages"]), r["packages"]
+assert any(p["name"] == "rocm" and p["version"] == v1 for p in r["packages"]), r["packages"]
 assert any(p["name"] == "torch" and v1 in p["version"] for p in r["packages"]), r["packages"]
 PY
 
@@ -175,6 +175,7 @@ PY
 }
 check_comparison "$WORK/r2.json" "$WORK/m1.json" "$WORK/c1.json" known "$WORK/r1.json"
 assert_contains "$(json_get "$WORK/r2.json" 'd["comparison"]["duration_note"]')" "referrer" "where the previous duration came from"
+assert_contains "$(cat "$WORK/r2.md")" "ROCm: \`$V2\`" "the Markdown's ROCm line"
 assert_eq "$(json_get "$WORK/r2.json" 'd["comparison"]["previous_digest"]')" "$d1" "the previous image's digest"
 
 # The Markdown: every changed package with its old and new versions.
