@@ -169,7 +169,7 @@ TEST_CASE("report Markdown: totals, a row per layer, deltas and changed packages
   std::string md = report::to_markdown(r);
   CHECK(md.find("## app") == 0);
   CHECK(md.find("`" + kDigestA + "`") != std::string::npos);
-  CHECK(md.find("| python | wheels | `bbbbbbbbbbbb` | 1.9 MiB | 4.8 MiB | 42 | 1.2 s | hit |") != std::string::npos);
+  CHECK(md.find("| python | wheels | `aaaaaaaaaaaa` | 1.9 MiB | 4.8 MiB | 42 | 1.2 s | hit |") != std::string::npos);
   CHECK(md.find("| base |  | `cccccccccccc` | 1000 B | — | — | — | base |") != std::string::npos);
   CHECK(md.find("1 from the base, 1 from the cache, 0 built") != std::string::npos);
   CHECK(md.find("ROCm: `7.0.0rc1`") != std::string::npos);
