@@ -42,8 +42,10 @@ DEPENDS = {
     "inventory": ["util", "entries", "store", "image", "output", "registry"],
     # SBOM documents (SPDX, CycloneDX) from plain component records.
     "sbom": ["net"],
+    # The build report (JSON, Markdown, the reader of a previous one) from plain records.
+    "report": ["util"],
     "cli": ["util", "entries", "net", "store", "image", "assemble", "fetch", "output", "registry", "recipe", "python",
-            "therock", "plan", "inventory", "sbom"],
+            "therock", "plan", "inventory", "sbom", "report"],
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/', re.M)

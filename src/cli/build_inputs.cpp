@@ -1,5 +1,6 @@
 #include "cli/build_inputs.hpp"
 
+#include <chrono>
 #include <cstdlib>
 #include <ctime>
 #include <iostream>
@@ -54,7 +55,10 @@ LoadedPlan load_and_plan(const std::string& recipe_file, const std::vector<std::
   recipe::Recipe recipe = recipe::load_recipe(recipe_file, load);
   if (platform) recipe.platform = *platform;
   plan_options.source_date_epoch = load.source_date_epoch.value_or(0);
-  BuildPlan plan = make_plan(recipe, plan_options);
+  auto started = std::chrono::steady_clock::now();
+  BuildPlan plan = make_plan(recipe, plan_options);  // pulls or imports the base
+  if (steps.timings)
+    steps.timings->push_back({"base", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()});
   run_steps(plan, recipe, steps);
   return {std::move(recipe), std::move(plan)};
 }

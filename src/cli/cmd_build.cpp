@@ -6,6 +6,7 @@
 
 #include "plan/image_assembler.hpp"
 #include "cli/build_inputs.hpp"
+#include "cli/build_report.hpp"
 #include "cli/build_sbom.hpp"
 #include "cli/commands.hpp"
 #include "cli/logging.hpp"
@@ -43,6 +44,10 @@ struct BuildArgs {
   std::string resolved_file;
   std::string sbom_file;
   std::string sbom_format = "spdx";
+  std::string report_file;           // --report: the build report as JSON
+  std::string report_markdown_file;  // --report-markdown: the same as Markdown
+  std::string compare_to;            // --compare-to: the previous image the report compares with
+  std::string compare_report_file;   // --compare-report: that image's report, when no referrer has it
   bool insecure_downloads = false;
   std::vector<std::string> push;  // registry references (--push)
   std::string cache_from;         // --cache-from: a registry layer cache to take layers from
@@ -102,8 +107,13 @@ void log_layer_counts(const AssembledImage& assembled, const registry::RegistryL
   log_event("build.layers", text, fields);
 }
 
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 void run_build(const BuildArgs& args) {
   auto started = std::chrono::steady_clock::now();
+  BuildTimings timings;
   // Checked before any work; the recipe's choice replaces the default once the recipe is loaded.
   Compression compression = Compression::parse(args.compression.empty() ? "gzip" : args.compression);
   std::vector<ImageLocation> outputs;
@@ -119,6 +129,10 @@ void run_build(const BuildArgs& args) {
   if (!args.cache_from.empty()) cache_options.from = registry::parse_reference(args.cache_from);
   if (!args.cache_to.empty()) cache_options.to = registry::parse_reference(args.cache_to);
   check_sbom_format(args.sbom_format);
+  const bool want_report = !args.report_file.empty() || !args.report_markdown_file.empty();
+  if (!args.compare_to.empty() && !want_report)
+    throw InputError("--compare-to needs --report FILE or --report-markdown FILE", "the comparison is part of the build report");
+  const CompareRequest compare = check_compare_request(args.compare_to, args.compare_report_file);
 
   ContentStore store(args.cache_dir.empty() ? ContentStore::default_root() : fs::path(args.cache_dir));
   registry::Session session(registry_options(args.registry));
@@ -136,7 +150,10 @@ void run_build(const BuildArgs& args) {
   // Every step (plan/steps.cpp), in its order; with --dry-run they resolve without downloading.
   StepRunOptions steps{args.dry_run ? StepMode::kResolve : StepMode::kBuild, &store, {}};
   steps.downloads.verify_tls = !args.insecure_downloads;
+  steps.timings = &timings.steps;
+  auto phase = std::chrono::steady_clock::now();
   LoadedPlan loaded = load_and_plan(args.recipe, args.set, plan_options, platform_override, steps, args.allow_paths);
+  timings.plan_seconds = seconds_since(phase);
   BuildPlan plan = std::move(loaded.plan);
   if (args.compression.empty() && loaded.recipe.compression) compression = Compression::parse(*loaded.recipe.compression);
   if (args.dry_run) {
@@ -162,21 +179,35 @@ void run_build(const BuildArgs& args) {
   LayerOptions layer_options{compression, plan.source_date_epoch, args.threads, !args.no_cache,
                              layer_cache ? &*layer_cache : nullptr};
   LayerBuilder builder(store, layer_options, &progress);
+  phase = std::chrono::steady_clock::now();
   AssembledImage assembled = assemble_image(plan, builder);
   log_layer_counts(assembled, layer_cache ? &*layer_cache : nullptr);
+  timings.assemble_seconds = seconds_since(phase);
   SealedImage sealed = seal(assembled.image);
+  // The previous image is read before any output or push could replace it; not part of the build's time.
+  std::optional<PreviousImage> previous;
+  if (!compare.previous.empty()) previous = load_previous(compare, sealed.platform, store, session);
+  // What the SBOM and the report cost a build (made, rendered, written; not the comparison or the
+  // referrer pushes): logged with -v, the figure docs/provenance.md quotes.
+  double documents_seconds = 0;
+  phase = std::chrono::steady_clock::now();
   // Made once: written next to the image and attached to every pushed tag.
   const std::string sbom = args.sbom_file.empty() ? std::string() : sbom_text(plan, sealed, args.sbom_format);
+  documents_seconds += seconds_since(phase);
 
+  phase = std::chrono::steady_clock::now();
   for (const auto& out : outputs) {
     write_image(sealed, store, out, {plan.name, plan.tags}, plan.source_date_epoch);
     spdlog::info("wrote {}", out.str());
   }
+  timings.output_seconds = seconds_since(phase);
   std::vector<std::string> pushed;
   if (!push_refs.empty()) {
     registry::MissingBlobFetcher fetch_missing;
     if (layer_cache) fetch_missing = [&layer_cache](const std::string& d) { layer_cache->fetch_into_store(d); };
+    phase = std::chrono::steady_clock::now();
     registry::PushResult r = registry::push_image(sealed, store, push_refs, session, {}, fetch_missing);
+    timings.push_seconds = seconds_since(phase);
     for (const auto& p : r.pushed) spdlog::info("pushed {}", p);
     log_event("build.push",
               fmt::format("push: {} blob{} uploaded ({}), {} mounted, {} already there", r.stats.blobs_uploaded,
@@ -187,11 +218,36 @@ void run_build(const BuildArgs& args) {
                {"blobs_mounted", r.stats.blobs_mounted},
                {"blobs_existing", r.stats.blobs_existing}});
     pushed = r.pushed;
-    if (!args.sbom_file.empty())
-      attach_sbom(sbom, args.sbom_format, sealed, push_refs, store, session);
   }
   if (layer_cache && cache_options.to) layer_cache->export_cache();
-  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  // The build's duration: everything up to the image written and pushed; the SBOM, the report, the
+  // comparison and the referrers come after and are not in it.
+  timings.build_seconds = seconds_since(started) - (previous ? previous->load_seconds : 0);
+  if (!push_refs.empty() && !args.sbom_file.empty()) attach_sbom(sbom, args.sbom_format, sealed, push_refs, store, session);
+  if (want_report) {
+    std::vector<std::string> output_names;
+    for (const auto& o : outputs) output_names.push_back(o.str());
+    phase = std::chrono::steady_clock::now();
+    report::Report build_report = make_report({plan, assembled, sealed, timings, compression.str(), output_names, pushed});
+    documents_seconds += seconds_since(phase);
+    if (previous) compare_with_previous(build_report, assembled.image, *previous, compare, store, session);
+    phase = std::chrono::steady_clock::now();
+    const std::string report_json = report::to_json_text(build_report);
+    documents_seconds += seconds_since(phase);
+    if (!push_refs.empty()) attach_report(report_json, sealed, push_refs, store, session);
+    phase = std::chrono::steady_clock::now();
+    if (!args.report_file.empty()) write_file_atomic(args.report_file, report_json);
+    if (!args.report_markdown_file.empty()) write_file_atomic(args.report_markdown_file, report::to_markdown(build_report));
+    documents_seconds += seconds_since(phase);
+  }
+  if (!args.sbom_file.empty() || want_report) {
+    phase = std::chrono::steady_clock::now();
+    if (!args.sbom_file.empty()) write_file_atomic(args.sbom_file, sbom);
+    documents_seconds += seconds_since(phase);
+    spdlog::debug("SBOM and report: {:.1f} ms to make and write ({} components, {} layers)", documents_seconds * 1000,
+                  plan.components.size(), sealed.layers.size());
+  }
+  double secs = seconds_since(started);
   spdlog::info("image {} ({} layer{}) built in {:.1f}s", sealed.manifest.digest, sealed.layers.size(),
                sealed.layers.size() == 1 ? "" : "s", secs);
 
@@ -215,7 +271,6 @@ void run_build(const BuildArgs& args) {
     resolved.update(resolution_json(plan));
     write_file_atomic(args.resolved_file, resolved.dump(2) + "\n");
   }
-  if (!args.sbom_file.empty()) write_file_atomic(args.sbom_file, sbom);
   std::printf("%s\n", sealed.manifest.digest.c_str());
 }
 
@@ -245,6 +300,16 @@ void add_build_command(CLI::App& app, GlobalOptions&) {
   cmd->add_option("--sbom", args->sbom_file,
                   "Write the image's SBOM here: every wheel, interpreter, .deb and the base, with purl and sha256");
   cmd->add_option("--sbom-format", args->sbom_format, "spdx (SPDX 2.3 JSON, the default) or cyclonedx (CycloneDX 1.5 JSON)");
+  cmd->add_option("--report", args->report_file,
+                  "Write the build report here (JSON): per step and layer the sizes, entries, time and cache hits, "
+                  "totals, packages; attached to the image as a referrer with --push");
+  cmd->add_option("--report-markdown", args->report_markdown_file,
+                  "Write the build report as Markdown here (for a GitHub step summary)");
+  cmd->add_option("--compare-to", args->compare_to,
+                  "Compare the report with a previous image (registry reference, oci:DIR:TAG, oci-archive: or "
+                  "docker-archive:): packages changed, layers reused, size and time deltas");
+  cmd->add_option("--compare-report", args->compare_report_file,
+                  "The previous image's build report, when the registry has none attached (gives duration_delta_s)");
   cmd->add_flag("--insecure-downloads", args->insecure_downloads,
                 "Do not verify TLS certificates of package indexes and download URLs");
   cmd->add_option("--push", args->push,

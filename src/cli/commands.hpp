@@ -21,6 +21,8 @@ void add_diff_command(CLI::App& app, GlobalOptions& global);
 // `rockpack check IMAGE`: a recipe's checks: in the sandbox on a finished image (cmd_check.cpp).
 void add_check_command(CLI::App& app, GlobalOptions& global);
 void add_push_command(CLI::App& app, GlobalOptions& global);
+// `rockpack attach REF --report FILE`: a build report attached to a pushed image (cmd_attach.cpp).
+void add_attach_command(CLI::App& app, GlobalOptions& global);
 void add_pull_command(CLI::App& app, GlobalOptions& global);
 void add_login_command(CLI::App& app, GlobalOptions& global);
 void add_logout_command(CLI::App& app, GlobalOptions& global);

@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   rp::cli::add_diff_command(app, global);
   rp::cli::add_check_command(app, global);
   rp::cli::add_push_command(app, global);
+  rp::cli::add_attach_command(app, global);
   rp::cli::add_pull_command(app, global);
   rp::cli::add_login_command(app, global);
   rp::cli::add_logout_command(app, global);

@@ -9,7 +9,8 @@ namespace rp {
 
 struct AssembledImage {
   Image image;
-  std::vector<BuiltLayer> new_layers;
+  std::vector<BuiltLayer> new_layers;  // one per plan layer, in order
+  std::vector<double> layer_seconds;   // wall time of each new layer's build (cache lookup included)
 };
 
 AssembledImage assemble_image(const BuildPlan& plan, LayerBuilder& builder);

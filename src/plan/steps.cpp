@@ -12,6 +12,8 @@
 // login-env is last: it writes the final Env for login shells.
 #include "plan/steps.hpp"
 
+#include <chrono>
+
 #include "plan/accounts_step.hpp"
 #include "plan/apt_step.hpp"
 #include "plan/files_step.hpp"
@@ -41,7 +43,12 @@ void run_steps(BuildPlan& plan, const recipe::Recipe& recipe, const StepRunOptio
   for (const auto& step : build_steps()) {
     if (!step->applies(recipe)) continue;
     StepContext context{recipe, plan, options.mode, options.store, options.downloads};
-    apply_step_output(plan, recipe, step->name(), step->plan(context));
+    auto started = std::chrono::steady_clock::now();
+    StepOutput output = step->plan(context);
+    if (options.timings)
+      options.timings->push_back(
+          {step->name(), std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()});
+    apply_step_output(plan, recipe, step->name(), std::move(output));
   }
 }
 

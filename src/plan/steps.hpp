@@ -12,10 +12,17 @@ namespace rp {
 // Every step, in image order; a step whose section the recipe lacks is skipped (Step::applies).
 const std::vector<std::unique_ptr<Step>>& build_steps();
 
+// How long a step's plan() took (wall time): what `build --report` shows per step.
+struct StepTiming {
+  std::string step;
+  double seconds = 0;
+};
+
 struct StepRunOptions {
   StepMode mode = StepMode::kBuild;
   ContentStore* store = nullptr;  // required unless mode is kOffline
   DownloadOptions downloads;
+  std::vector<StepTiming>* timings = nullptr;  // when set, run_steps appends one timing per step it ran
 };
 
 // Runs every step that applies, in order, each on the plan as the earlier ones left it.

@@ -1,6 +1,7 @@
 #include "registry/referrers.hpp"
 
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "image/image.hpp"
 #include "image/media_types.hpp"
@@ -22,14 +23,22 @@ nlohmann::json descriptor_json(const Descriptor& d) {
   return {{"mediaType", d.media_type}, {"digest", d.digest}, {"size", d.size}};
 }
 
-// True when the registry answers the referrers API for this repository.
-bool has_referrers_api(Transport& t, const std::string& repository, const std::string& digest) {
+// The referrers API's index for `digest`, or nullopt when the registry does not answer it (404 on
+// distribution 2.8) or answers something that is not an index.
+std::optional<nlohmann::json> referrers_api_index(Transport& t, const std::string& repository, const std::string& digest) {
   net::HttpRequest req;
   req.method = "GET";
   req.url = "/v2/" + repository + "/referrers/" + digest;
   req.headers.emplace_back("Accept", media::kOciIndex);
   net::HttpResponse r = t.send(req, {repository_scope(repository, "pull")});
-  return r.status == 200;
+  if (r.status != 200) return std::nullopt;
+  auto parsed = nlohmann::json::parse(r.body, nullptr, false);
+  if (!parsed.is_object()) return nlohmann::json::object();  // answered, but nothing usable in it
+  return parsed;
+}
+
+bool has_referrers_api(Transport& t, const std::string& repository, const std::string& digest) {
+  return referrers_api_index(t, repository, digest).has_value();
 }
 
 }  // namespace
@@ -89,6 +98,50 @@ AttachedReferrer attach_referrer(const Reference& repository, const Descriptor& 
   if (!listed) index["manifests"].push_back(entry);
   push_index(canonical_json(index), media::kOciIndex, {artifact}, store, {repository.with_tag(out.fallback_tag)}, session);
   return out;
+}
+
+std::optional<std::string> find_referrer_artifact(const Reference& repository, const std::string& subject_digest,
+                                                  const std::string& artifact_type, ContentStore& store,
+                                                  Session& session, uint64_t max_bytes) {
+  Transport& t = session.transport(repository.registry);
+  const std::string where = repository.name() + "@" + subject_digest;
+  std::optional<nlohmann::json> index = referrers_api_index(t, repository.repository, subject_digest);
+  if (!index) {
+    try {
+      FetchedManifest tagged = fetch_manifest(t, repository.repository, "sha256-" + subject_digest.substr(7));
+      index = nlohmann::json::parse(tagged.bytes, nullptr, false);
+    } catch (const rp::Error&) {
+      return std::nullopt;  // no fallback tag: nothing is attached
+    }
+  }
+  if (!index->is_object() || !index->value("manifests", nlohmann::json()).is_array()) return std::nullopt;
+  std::string artifact_digest;
+  for (const auto& m : (*index)["manifests"])
+    if (m.is_object() && m.value("artifactType", nlohmann::json()) == artifact_type &&
+        m.value("digest", nlohmann::json()).is_string() && is_valid_digest(m["digest"].get<std::string>()))
+      artifact_digest = m["digest"].get<std::string>();
+  if (artifact_digest.empty()) return std::nullopt;
+
+  FetchedManifest fetched = fetch_manifest(t, repository.repository, artifact_digest);  // checked against its digest
+  auto manifest = nlohmann::json::parse(fetched.bytes, nullptr, false);
+  auto bad = [&](const std::string& what) {
+    return Error("the " + artifact_type + " referrer " + artifact_digest + " of " + where + " " + what,
+                 "push the image again to attach a new one");
+  };
+  if (!manifest.is_object() || !manifest.value("subject", nlohmann::json()).is_object() ||
+      manifest["subject"].value("digest", nlohmann::json()) != subject_digest)
+    throw bad("does not name the image as its subject");
+  const auto layers = manifest.value("layers", nlohmann::json());
+  if (!layers.is_array() || layers.size() != 1 || !layers[0].is_object() || !layers[0].value("digest", nlohmann::json()).is_string() ||
+      !layers[0].value("size", nlohmann::json()).is_number_unsigned())
+    throw bad("does not have exactly one layer with a digest and a size");
+  if (layers[0]["size"].get<uint64_t>() > max_bytes)
+    throw bad("is " + std::to_string(layers[0]["size"].get<uint64_t>()) + " bytes, more than " + std::to_string(max_bytes));
+  const std::string blob = layers[0]["digest"].get<std::string>();
+  if (!blob.starts_with("sha256:") || !is_valid_digest(blob)) throw bad("has a layer digest that is not a sha256 digest");
+  fetch_blob(t, repository.repository, blob, store);
+  if (store.blob_size(blob) > max_bytes) throw bad("has a layer larger than " + std::to_string(max_bytes) + " bytes");
+  return store.read_all(blob);
 }
 
 }  // namespace rp::registry
