@@ -43,6 +43,7 @@ struct BuildArgs {
   std::string sbom_file;
   std::string sbom_format = "spdx";
   bool insecure_downloads = false;
+  bool strict = false;
   std::vector<std::string> push;  // registry references (--push)
   std::string platform;           // empty: the recipe's
   bool dry_run = false;           // resolve every step and print the plan; write nothing
@@ -96,6 +97,7 @@ void run_build(const BuildArgs& args) {
   // Every step (plan/steps.cpp), in its order; with --dry-run they resolve without downloading.
   StepRunOptions steps{args.dry_run ? StepMode::kResolve : StepMode::kBuild, &store, {}};
   steps.downloads.verify_tls = !args.insecure_downloads;
+  steps.strict = args.strict;
   LoadedPlan loaded = load_and_plan(args.recipe, args.set, plan_options, platform_override, steps, args.allow_paths);
   BuildPlan plan = std::move(loaded.plan);
   if (args.compression.empty() && loaded.recipe.compression) compression = Compression::parse(*loaded.recipe.compression);
@@ -183,6 +185,9 @@ void add_build_command(CLI::App& app, GlobalOptions&) {
   cmd->add_option("--sbom-format", args->sbom_format, "spdx (SPDX 2.3 JSON, the default) or cyclonedx (CycloneDX 1.5 JSON)");
   cmd->add_flag("--insecure-downloads", args->insecure_downloads,
                 "Do not verify TLS certificates of package indexes and download URLs");
+  cmd->add_flag("--strict", args->strict,
+                "Fail on integrity problems a build otherwise warns about: a wheel member whose bytes do not match "
+                "the sha256 its RECORD lists (pip refuses such a wheel)");
   cmd->add_option("--push", args->push,
                   "Push the image to a registry: [registry/]name[:tag] (repeatable; without a tag, every recipe tag)")
       ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);

@@ -40,7 +40,7 @@ const std::vector<std::unique_ptr<Step>>& build_steps() {
 void run_steps(BuildPlan& plan, const recipe::Recipe& recipe, const StepRunOptions& options) {
   for (const auto& step : build_steps()) {
     if (!step->applies(recipe)) continue;
-    StepContext context{recipe, plan, options.mode, options.store, options.downloads};
+    StepContext context{recipe, plan, options.mode, options.store, options.downloads, options.strict};
     apply_step_output(plan, recipe, step->name(), step->plan(context));
   }
 }

@@ -16,6 +16,9 @@ struct StepRunOptions {
   StepMode mode = StepMode::kBuild;
   ContentStore* store = nullptr;  // required unless mode is kOffline
   DownloadOptions downloads;
+  // `rockpack build --strict`: an integrity problem a build otherwise warns about fails it (today:
+  // a wheel member that does not match its RECORD hash).
+  bool strict = false;
 };
 
 // Runs every step that applies, in order, each on the plan as the earlier ones left it.
