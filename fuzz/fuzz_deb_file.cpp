@@ -14,6 +14,7 @@
 #include "util/byte_sink.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
+#include "fuzz_scratch.hpp"
 
 namespace {
 
@@ -33,9 +34,9 @@ class CappedCountingSink final : public rp::ByteSink {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const std::string path = "/tmp/fuzz-deb-file-" + std::to_string(::getpid()) + ".deb";
+  static const std::string path = fuzz_scratch_dir() + "/input.deb";
   std::string_view input(reinterpret_cast<const char*>(data), size);
-  rp::write_file_atomic(path, input);
+  write_scratch_file(path, input);
   try {
     rp::apt::DebLayout layout = rp::apt::read_deb_layout(path, "fuzz.deb");
     for (const auto* m : {&layout.control, &layout.data})

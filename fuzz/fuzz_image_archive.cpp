@@ -13,14 +13,12 @@
 #include "store/content_store.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
+#include "fuzz_scratch.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const std::string dir = [] {
-    char tmpl[] = "/tmp/rockpack-fuzz-archive-XXXXXX";
-    return std::string(::mkdtemp(tmpl));
-  }();
+  const std::string& dir = fuzz_scratch_dir();
   const std::string file = dir + "/input.tar";
-  rp::write_file_atomic(file, std::string_view(reinterpret_cast<const char*>(data), size));
+  write_scratch_file(file, std::string_view(reinterpret_cast<const char*>(data), size));
   rp::ContentStore store(dir + "/store");
   for (const char* transport : {"oci-archive:", "docker-archive:"}) {
     try {

@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <string_view>
 
+#include "net/url.hpp"
 #include "python/core_metadata.hpp"
 #include "python/entry_points.hpp"
-#include "python/url.hpp"
 #include "python/wheel_filename.hpp"
 #include "util/error.hpp"
 
@@ -33,10 +33,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   size_t split = input.find('\n');
   if (split != std::string_view::npos) {
-    std::string resolved = rp::python::resolve_url(input.substr(0, split), input.substr(split + 1));
+    std::string resolved = rp::net::resolve_url(input.substr(0, split), input.substr(split + 1));
     // Resolving is idempotent once the reference is absolute.
-    if (resolved.find(':') != std::string::npos && rp::python::UrlParts::split(resolved).scheme &&
-        rp::python::resolve_url("http://x/", resolved) != rp::python::resolve_url("http://y/", resolved)) {
+    if (resolved.find(':') != std::string::npos && rp::net::UrlParts::split(resolved).scheme &&
+        rp::net::resolve_url("http://x/", resolved) != rp::net::resolve_url("http://y/", resolved)) {
       __builtin_trap();
     }
   }

@@ -8,13 +8,11 @@
 
 #include "recipe/model.hpp"
 #include "util/fs.hpp"
+#include "fuzz_scratch.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const std::string dir = [] {
-    char tmpl[] = "/tmp/fuzz-recipe-XXXXXX";
-    return std::string(::mkdtemp(tmpl));
-  }();
-  rp::write_file_atomic(dir + "/recipe.yaml", std::string(reinterpret_cast<const char*>(data), size));
+  const std::string& dir = fuzz_scratch_dir();
+  write_scratch_file(dir + "/recipe.yaml", std::string(reinterpret_cast<const char*>(data), size));
   try {
     rp::recipe::LoadOptions opts;
     opts.set_args = {};

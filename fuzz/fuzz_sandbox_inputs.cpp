@@ -18,15 +18,12 @@
 #include "apt/maintainer_scripts.hpp"
 #include "sandbox/materialize.hpp"
 #include "util/error.hpp"
+#include "fuzz_scratch.hpp"
 
 namespace fs = std::filesystem;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const fs::path base = [] {
-    char dir[] = "/tmp/fuzz-sandbox-XXXXXX";
-    if (!::mkdtemp(dir)) std::abort();
-    return fs::path(dir);
-  }();
+  static const fs::path base = fuzz_scratch_dir();
   const fs::path root = base / "root";
   const fs::path outside = base / "outside";
   fs::remove_all(root);

@@ -15,6 +15,7 @@
 #include "store/content_store.hpp"
 #include "therock/devel_expansion.hpp"
 #include "util/error.hpp"
+#include "fuzz_scratch.hpp"
 
 namespace {
 
@@ -43,7 +44,7 @@ rp::python::InstalledWheel wheel(const std::string& name, const std::string& dis
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static rp::ContentStore store("/tmp/fuzz-therock-devel-" + std::to_string(::getpid()));
+  static rp::ContentStore store(fuzz_scratch_dir() + "/store");
   std::string tar(reinterpret_cast<const char*>(data), size);
   std::vector<rp::python::InstalledWheel> wheels;
   wheels.push_back(wheel("rocm-sdk-core", "rocm_sdk_core-1.0.dist-info",

@@ -14,6 +14,7 @@
 #include "therock/rocm_sdist.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
+#include "fuzz_scratch.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
@@ -34,8 +35,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const rp::Error&) {
   }
 
-  static const std::string path = "/tmp/fuzz-therock-sdist-" + std::to_string(::getpid()) + ".tar.gz";
-  rp::write_file_atomic(path, text);
+  static const std::string path = fuzz_scratch_dir() + "/input.tar.gz";
+  write_scratch_file(path, text);
   try {
     auto sdist = rp::therock::read_rocm_sdist(path, "fuzz.tar.gz");
     for (const auto& file : sdist.package_files) {

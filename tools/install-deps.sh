@@ -10,6 +10,8 @@ packages=(
   libspdlog-dev libfmt-dev doctest-dev libzstd-dev libdeflate-dev zlib1g-dev libcli11-dev
   # OpenPGP verification of apt repositories (InRelease signatures)
   librnp-dev
+  # the fuzz targets under ASan+UBSan (tools/fuzz.sh, run by tools/test.sh): clang and its runtimes
+  clang libclang-rt-dev
   # clients nobody here wrote, used by the integration tests to check our outputs
   umoci skopeo oci-image-tool docker-registry busybox-static
   # container engines that load and run the outputs (tests/integration/test_container_clients.sh),

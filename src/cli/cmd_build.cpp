@@ -49,6 +49,7 @@ struct BuildArgs {
   std::string compare_to;            // --compare-to: the previous image the report compares with
   std::string compare_report_file;   // --compare-report: that image's report, when no referrer has it
   bool insecure_downloads = false;
+  bool strict = false;
   std::vector<std::string> push;  // registry references (--push)
   std::string cache_from;         // --cache-from: a registry layer cache to take layers from
   std::string cache_to;           // --cache-to: where to push this build's layer cache
@@ -150,6 +151,7 @@ void run_build(const BuildArgs& args) {
   // Every step (plan/steps.cpp), in its order; with --dry-run they resolve without downloading.
   StepRunOptions steps{args.dry_run ? StepMode::kResolve : StepMode::kBuild, &store, {}};
   steps.downloads.verify_tls = !args.insecure_downloads;
+  steps.strict = args.strict;
   steps.timings = &timings.steps;
   auto phase = std::chrono::steady_clock::now();
   LoadedPlan loaded = load_and_plan(args.recipe, args.set, plan_options, platform_override, steps, args.allow_paths);
@@ -312,6 +314,9 @@ void add_build_command(CLI::App& app, GlobalOptions&) {
                   "The previous image's build report, when the registry has none attached (gives duration_delta_s)");
   cmd->add_flag("--insecure-downloads", args->insecure_downloads,
                 "Do not verify TLS certificates of package indexes and download URLs");
+  cmd->add_flag("--strict", args->strict,
+                "Fail on integrity problems a build otherwise warns about: a wheel member whose bytes do not match "
+                "the sha256 its RECORD lists (pip refuses such a wheel)");
   cmd->add_option("--push", args->push,
                   "Push the image to a registry: [registry/]name[:tag] (repeatable; without a tag, every recipe tag)")
       ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);

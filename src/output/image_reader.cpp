@@ -215,54 +215,56 @@ LocalImage read_oci_archive(const fs::path& file, const std::string& tag) {
                      "oci-archive:" + file.string() + (tag.empty() ? "" : ":" + tag), tag);
 }
 
-LocalImage read_docker_archive(const fs::path& file) {
+LocalImage docker_image_from_members(const std::string& file, DockerArchiveMembers members) {
   LocalImage img;
-  img.source = "docker-archive:" + file.string();
-  std::map<std::string, uint64_t> sizes;
-  std::map<std::string, std::string> small_json;  // path -> content, for manifest.json and configs
-  // Older `docker save` writes a layer that repeats an earlier one as a symlink (or hardlink) to it.
-  std::map<std::string, std::string> links;  // member -> the member it links to (archive path)
-  scan_tar(file, [&](archive* a, archive_entry* e, const std::string& name) {
-    if (archive_entry_filetype(e) == AE_IFLNK && archive_entry_symlink(e)) {
-      fs::path target = fs::path(name).parent_path() / archive_entry_symlink(e);
-      links[name] = target.lexically_normal().string();
-      return;
-    }
-    if (const char* hard = archive_entry_hardlink(e)) {
-      std::string target = hard;
-      while (target.rfind("./", 0) == 0) target = target.substr(2);
-      links[name] = target;
-      return;
-    }
-    sizes[name] = static_cast<uint64_t>(archive_entry_size(e));
-    bool jsonish = name == "manifest.json" || name.ends_with(".json") ||
-                   (name.rfind("blobs/sha256/", 0) == 0 && archive_entry_size(e) <= static_cast<int64_t>(kMaxJsonSize));
-    if (jsonish && archive_entry_size(e) <= static_cast<int64_t>(kMaxJsonSize))
-      small_json[name] = read_entry_data(a, e, name);
-  });
-  if (!small_json.count("manifest.json"))
-    throw Error(file.string() + " is not a docker archive (no manifest.json)");
-  auto manifest = parse_json(small_json["manifest.json"], file.string() + ":manifest.json");
+  img.source = "docker-archive:" + file;
+  auto& small_json = members.small_json;
+  if (!small_json.count("manifest.json")) throw Error(file + " is not a docker archive (no manifest.json)");
+  auto manifest = parse_json(small_json["manifest.json"], file + ":manifest.json");
   if (!manifest.is_array() || manifest.empty() || !manifest[0].is_object())
-    throw Error(file.string() + ":manifest.json does not describe an image");
+    throw Error(file + ":manifest.json does not describe an image");
   const auto& m = manifest[0];
   std::string config_path = m.contains("Config") && m["Config"].is_string() ? m["Config"].get<std::string>() : "";
-  if (!small_json.count(config_path)) throw Error(file.string() + ": config " + config_path + " is missing");
-  img.config = parse_object(small_json[config_path], file.string() + ":" + config_path);
+  if (!small_json.count(config_path)) throw Error(file + ": config " + config_path + " is missing");
+  img.config = parse_object(small_json[config_path], file + ":" + config_path);
   img.config_digest = sha256_digest(small_json[config_path]);
   for (const auto& t : m.value("RepoTags", nlohmann::json::array()))
     if (t.is_string()) img.repo_tags.push_back(t);
   for (const auto& l : m.value("Layers", nlohmann::json::array())) {
     std::string path = l.is_string() ? l.get<std::string>() : "";
-    for (int hops = 0; links.count(path) && hops < 8; ++hops) path = links[path];
-    if (!sizes.count(path)) throw Error(file.string() + ": layer " + shorten(path) + " is missing (or a link to nothing)");
+    for (int hops = 0; members.links.count(path) && hops < 8; ++hops) path = members.links[path];
+    if (!members.sizes.count(path)) throw Error(file + ": layer " + shorten(path) + " is missing (or a link to nothing)");
     std::string digest;
     if (path.rfind("blobs/sha256/", 0) == 0 && is_valid_digest("sha256:" + path.substr(13)))
       digest = "sha256:" + path.substr(13);
-    img.layers.push_back({"", digest, path, sizes[path], ""});
+    img.layers.push_back({"", digest, path, members.sizes[path], ""});
   }
   fill_layers(img);
   return img;
+}
+
+LocalImage read_docker_archive(const fs::path& file) {
+  DockerArchiveMembers members;
+  scan_tar(file, [&](archive* a, archive_entry* e, const std::string& name) {
+    // Older `docker save` writes a layer that repeats an earlier one as a symlink (or hardlink) to it.
+    if (archive_entry_filetype(e) == AE_IFLNK && archive_entry_symlink(e)) {
+      fs::path target = fs::path(name).parent_path() / archive_entry_symlink(e);
+      members.links[name] = target.lexically_normal().string();
+      return;
+    }
+    if (const char* hard = archive_entry_hardlink(e)) {
+      std::string target = hard;
+      while (target.rfind("./", 0) == 0) target = target.substr(2);
+      members.links[name] = target;
+      return;
+    }
+    members.sizes[name] = static_cast<uint64_t>(archive_entry_size(e));
+    bool jsonish = name == "manifest.json" || name.ends_with(".json") ||
+                   (name.rfind("blobs/sha256/", 0) == 0 && archive_entry_size(e) <= static_cast<int64_t>(kMaxJsonSize));
+    if (jsonish && archive_entry_size(e) <= static_cast<int64_t>(kMaxJsonSize))
+      members.small_json[name] = read_entry_data(a, e, name);
+  });
+  return docker_image_from_members(file.string(), std::move(members));
 }
 
 LocalImage read_local_image(const ImageLocation& where) {

@@ -2,6 +2,8 @@
 // Reads images back from the local formats rockpack writes (and Docker/skopeo write): for
 // `rockpack inspect`, and to take a base image from a file. Every blob imported into the store is
 // checked against its digest.
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +41,17 @@ struct LocalImage {
 LocalImage read_oci_layout(const fs::path& dir, const std::string& tag);
 LocalImage read_oci_archive(const fs::path& file, const std::string& tag);
 LocalImage read_docker_archive(const fs::path& file);
+
+// What read_docker_archive gathers in its one pass over the tar before it reads manifest.json.
+struct DockerArchiveMembers {
+  std::map<std::string, uint64_t> sizes;          // regular members -> size
+  std::map<std::string, std::string> small_json;  // manifest.json, *.json, small blobs -> content
+  std::map<std::string, std::string> links;       // symlink or hardlink member -> the member it names
+};
+// The image that the first entry of manifest.json describes (config, RepoTags, layers with links
+// followed). Throws rp::Error naming `file` for a missing or malformed manifest.json or config, or
+// a layer the archive lacks. Separate from the tar scan so that it can be fuzzed on its own.
+LocalImage docker_image_from_members(const std::string& file, DockerArchiveMembers members);
 LocalImage read_local_image(const ImageLocation& where);
 
 // Copies the image's blobs into `store` (verified) and returns it as an Image to build on.

@@ -12,6 +12,7 @@
 #include "python/index_client.hpp"
 #include "python/index_credentials.hpp"
 #include "python/package_finder.hpp"
+#include "python/record_check.hpp"
 #include "python/install_plan.hpp"
 #include "python/interpreter.hpp"
 #include "python/requirements_file.hpp"
@@ -388,6 +389,26 @@ std::vector<DownloadedWheel> download_verified(const StepContext& context, pytho
   return out;
 }
 
+// A wheel member that does not match its RECORD row is found while the layer is written
+// (python/record_check.hpp); the first mismatch of a wheel is remembered in the store under the
+// wheel's digest, so that a warm build, whose layer comes from the cache and streams nothing, still
+// warns about that wheel (or, with --strict, refuses it before anything is built).
+constexpr const char* kRecordMismatchRecord = "wheel-record-mismatch";
+
+void check_known_record_mismatch(ContentStore& store, const std::string& wheel_digest, bool strict,
+                                 python::InstallOptions& options) {
+  options.strict_record = strict;
+  options.on_record_mismatch = [&store, wheel_digest](const std::string& message) {
+    store.put_record(kRecordMismatchRecord, wheel_digest, {{"message", message}});
+  };
+  auto known = store.get_record(kRecordMismatchRecord, wheel_digest);
+  if (!known || !known->is_object() || !(*known)["message"].is_string()) return;
+  std::string message = (*known)["message"].get<std::string>();
+  if (strict) python::refuse_record_mismatch(message);
+  python::warn_record_mismatch(message);
+  options.record_mismatch_reported = true;
+}
+
 // 6. Install plans: each wheel's members become entries streaming from the stored wheel; then the
 // hook, and the check that no two wheels write one file.
 std::vector<python::InstalledWheel> install_all(const StepContext& context, const std::vector<python::ResolvedPackage>& resolved,
@@ -404,6 +425,7 @@ std::vector<python::InstalledWheel> install_all(const StepContext& context, cons
       o.requested = resolved[i].requested;
       o.wheel_digest = wheels[i].file.digest;
       o.protected_paths = target.protected_paths;
+      check_known_record_mismatch(store, wheels[i].file.digest, context.strict, o);
       installed[i] = wheels[i].artifact.native_sdist
                          ? additions.native_sdist->install(store.blob_path(wheels[i].file.digest), scheme, o)
                          : python::install_wheel(store.blob_path(wheels[i].file.digest), scheme, o);

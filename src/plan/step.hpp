@@ -66,6 +66,7 @@ struct StepContext {
   StepMode mode = StepMode::kBuild;
   ContentStore* store = nullptr;  // required unless mode is kOffline
   DownloadOptions downloads;
+  bool strict = false;  // StepRunOptions::strict
 
   const Platform& platform() const { return recipe.platform; }
   // The image's file system so far: the base's layers (only the contents `keep` asks for are held

@@ -42,7 +42,7 @@ const std::vector<std::unique_ptr<Step>>& build_steps() {
 void run_steps(BuildPlan& plan, const recipe::Recipe& recipe, const StepRunOptions& options) {
   for (const auto& step : build_steps()) {
     if (!step->applies(recipe)) continue;
-    StepContext context{recipe, plan, options.mode, options.store, options.downloads};
+    StepContext context{recipe, plan, options.mode, options.store, options.downloads, options.strict};
     auto started = std::chrono::steady_clock::now();
     StepOutput output = step->plan(context);
     if (options.timings)

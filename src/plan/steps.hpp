@@ -23,6 +23,9 @@ struct StepRunOptions {
   ContentStore* store = nullptr;  // required unless mode is kOffline
   DownloadOptions downloads;
   std::vector<StepTiming>* timings = nullptr;  // when set, run_steps appends one timing per step it ran
+  // `rockpack build --strict`: an integrity problem a build otherwise warns about fails it (today:
+  // a wheel member that does not match its RECORD hash).
+  bool strict = false;
 };
 
 // Runs every step that applies, in order, each on the plan as the earlier ones left it.

@@ -4,6 +4,7 @@
 // members stream from the zip when the layer is written; only rewritten scripts, generated
 // launchers and the new RECORD / INSTALLER / REQUESTED are held in memory.
 #include <filesystem>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -25,6 +26,14 @@ struct InstallOptions {
   // whole-wheel sha256 from the index is the integrity check, and hashing every member of a
   // multi-GB wheel twice is expensive. The CRC-32 of each member is always checked.
   bool verify_record = false;
+  // Without verify_record: every member with a sha256 in RECORD is checked as it streams into the
+  // layer (python/record_check.hpp), which costs no second read. A mismatch is a warning, once per
+  // wheel; with `strict_record` (`rockpack build --strict`) it fails the layer write.
+  bool strict_record = false;
+  // Told the first mismatch's message (RecordCheck::MismatchHook), and whether the build has reported
+  // a mismatch of this wheel already (then the streaming check does not warn a second time).
+  std::function<void(const std::string& message)> on_record_mismatch;
+  bool record_mismatch_reported = false;
   // The verified "sha256:<hex>" of the wheel file, when the caller has it (a content-store blob
   // checked against the index hash). Lets layer cache keys name members without inflating them;
   // empty means members are hashed when a cache key is needed.

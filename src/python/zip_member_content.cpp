@@ -1,17 +1,40 @@
 #include "python/zip_member_content.hpp"
 
+#include "python/wheel_record.hpp"
 #include "util/digest.hpp"
 
 namespace rp::python {
 
-void ZipMemberContent::write_to(ByteSink& sink) const { archive_->stream_member(member_, sink); }
+namespace {
+
+// RECORD's form ("sha256=<urlsafe base64>") of what `hashing` saw.
+std::string record_hash_of(HashingSink& hashing) {
+  std::string hex = digest_hex(hashing.finish_digest());
+  std::string raw(hex.size() / 2, '\0');
+  for (size_t i = 0; i < raw.size(); ++i) raw[i] = static_cast<char>(std::stoi(hex.substr(2 * i, 2), nullptr, 16));
+  return record_hash_of_raw_digest(raw);
+}
+
+}  // namespace
+
+void ZipMemberContent::write_to(ByteSink& sink) const {
+  if (!check_) return archive_->stream_member(member_, sink);
+  HashingSink hashing(&sink);
+  archive_->stream_member(member_, hashing);
+  check_->check(member_.name, record_hash_, record_size_, record_hash_of(hashing),
+                hashing.count());
+}
 
 bool ZipMemberContent::has_deflate_stream() const {
   return member_.method == ZipMember::kDeflated && member_.uncompressed_size >= (1u << 20);
 }
 
 void ZipMemberContent::write_with_deflate(ByteSink& sink, ByteSink& deflated) const {
-  archive_->stream_member_with_deflate(member_, sink, deflated);
+  if (!check_) return archive_->stream_member_with_deflate(member_, sink, deflated);
+  HashingSink hashing(&sink);
+  archive_->stream_member_with_deflate(member_, hashing, deflated);
+  check_->check(member_.name, record_hash_, record_size_, record_hash_of(hashing),
+                hashing.count());
 }
 
 std::string ZipMemberContent::content_key() const {

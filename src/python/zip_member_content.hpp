@@ -5,6 +5,7 @@
 #include <string>
 
 #include "entries/entry.hpp"
+#include "python/record_check.hpp"
 #include "python/wheel_archive.hpp"
 
 namespace rp::python {
@@ -18,9 +19,18 @@ class ZipMemberContent final : public ContentSource {
                    std::string wheel_digest = {})
       : archive_(std::move(archive)), member_(member), wheel_digest_(std::move(wheel_digest)) {}
 
+  // Checks the member against its RECORD row (`record_hash` "sha256=...", `record_size` or empty)
+  // as it streams: write_to and write_with_deflate hash the bytes they pass on and hand the result
+  // to `check` (which warns, or throws in strict mode). Without this, nothing is checked but the CRC.
+  void check_record(std::shared_ptr<RecordCheck> check, std::string record_hash, std::string record_size) {
+    check_ = std::move(check);
+    record_hash_ = std::move(record_hash);
+    record_size_ = std::move(record_size);
+  }
+
   uint64_t size() const override { return member_.uncompressed_size; }
   // Inflates the member into `sink`; throws rp::Error naming the wheel and member when the CRC-32
-  // or the size does not match the central directory.
+  // or the size does not match the central directory, then checks the RECORD row (check_record).
   void write_to(ByteSink& sink) const override;
   // With a wheel digest: "wheel-member:<wheel digest>:<member name>" (free). Without:
   // "sha256:<hex>" of the uncompressed bytes (computed once, on first use: inflates the member).
@@ -39,6 +49,9 @@ class ZipMemberContent final : public ContentSource {
   const ZipMember& member_;
   std::string wheel_digest_;
   mutable std::string key_;
+  std::shared_ptr<RecordCheck> check_;
+  std::string record_hash_;
+  std::string record_size_;
 };
 
 }  // namespace rp::python

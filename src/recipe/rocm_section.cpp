@@ -154,7 +154,9 @@ class SectionReader {
                   "the HIP caching allocator rejects it; use e.g. expandable_segments:True");
         continue;
       }
-      auto same = std::find_if(s_.env.begin(), s_.env.end(), [&](const auto& kv) { return kv.first == key; });
+      // An init-capture, not [&]: clang 14 (the fuzz build's compiler) cannot capture a structured binding.
+      auto same =
+          std::find_if(s_.env.begin(), s_.env.end(), [&name = key](const auto& kv) { return kv.first == name; });
       if (same != s_.env.end()) same->second = value;
       else s_.env.emplace_back(key, value);
     }

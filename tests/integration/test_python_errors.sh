@@ -37,6 +37,8 @@ wheel "$E" rp-clash-a 1.0 --file "rp_shared/common.py=a = 1" >/dev/null
 wheel "$E" rp-clash-b 1.0 --file "rp_shared/common.py=b = 1" >/dev/null
 # A hash pin that does not match.
 wheel "$E" rp-pinme 1.0 >/dev/null
+# A RECORD whose sha256 of rp_recordbad.py is wrong (the index's hash of the whole file is right).
+wheel "$E" rp-recordbad 1.0 --wrong-record-hash >/dev/null
 
 # A static PEP 503 page whose #sha256= is not the file's.
 BAD_WHL=$(wheel "$S/files" rp-badhash 1.0)
@@ -273,5 +275,49 @@ if grep -qF -- "wrong-Pw-3a9" <<<"$OUT"; then fail "unauthorized: the password i
 RP_TEST_USER=user RP_TEST_PASS="$AUTH_PW" "$ROCKPACK" --quiet build "$PROJ/unauthorized.yaml" \
   -o "oci:$WORK/authorized:latest" --cache-dir "$WORK/cache" >/dev/null 2>"$WORK/authorized.err" \
   || fail "the right credentials did not work: $(cat "$WORK/authorized.err")"
+
+# ---- a wheel whose RECORD lists a wrong sha256 for a member (pip refuses it) --------------------
+# By default: one warning naming the wheel and the member, exit 0, an image. With --strict: exit 1,
+# no image, a message that says what, where and what to do; also from a warm store, where the layer
+# comes from the cache and nothing streams (the mismatch is remembered under the wheel's digest).
+recipe record-hash < <(venv_index; printf '  packages: [rp-recordbad]\n')
+rc=0
+"$ROCKPACK" build "$PROJ/record-hash.yaml" -o "oci:$WORK/out-record-hash:latest" --cache-dir "$WORK/cache" \
+  >"$WORK/record-hash.out" 2>&1 || rc=$?
+OUT=$(cat "$WORK/record-hash.out")
+[ "$rc" -eq 0 ] || fail "record-hash: a RECORD mismatch failed the build without --strict (exit $rc):
+$OUT"
+[ -d "$WORK/out-record-hash" ] || fail "record-hash: no image"
+assert_contains "$OUT" "rp_recordbad-1.0-py3-none-any.whl: 'rp_recordbad.py' does not match its RECORD row" \
+  "record-hash warns, naming the wheel and the member"
+assert_contains "$OUT" "--strict" "record-hash says how to refuse it"
+[ "$(grep -c 'does not match its RECORD row' <<<"$OUT")" -eq 1 ] || fail "record-hash: not one warning:
+$OUT"
+# A correct wheel gives no such warning, even with --strict.
+recipe record-ok < <(venv_index; printf '  packages: [rp-ok]\n')
+"$ROCKPACK" build --strict "$PROJ/record-ok.yaml" -o "oci:$WORK/out-record-ok:latest" --cache-dir "$WORK/cache" \
+  >"$WORK/record-ok.out" 2>&1 || fail "record-ok: $(cat "$WORK/record-ok.out")"
+if grep -q "RECORD" "$WORK/record-ok.out"; then fail "record-ok: a correct wheel got a RECORD warning: $(cat "$WORK/record-ok.out")"; fi
+# Warm: the layer is cached, the warning stays.
+rc=0
+"$ROCKPACK" build "$PROJ/record-hash.yaml" -o "oci:$WORK/out-record-hash-warm:latest" --cache-dir "$WORK/cache" \
+  >"$WORK/record-hash-warm.out" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] || fail "record-hash (warm) failed: $(cat "$WORK/record-hash-warm.out")"
+assert_contains "$(cat "$WORK/record-hash-warm.out")" "'rp_recordbad.py' does not match its RECORD row" "record-hash warns when warm"
+# --strict refuses it, warm (the same store) and cold (a new one).
+strict_build() {  # NAME CACHE
+  local rc=0
+  "$ROCKPACK" build --strict "$PROJ/record-hash.yaml" -o "oci:$WORK/out-$1:latest" --cache-dir "$2" \
+    >"$WORK/$1.out" 2>&1 || rc=$?
+  OUT=$(cat "$WORK/$1.out")
+  [ "$rc" -eq 1 ] || fail "$1: expected exit 1 with --strict, got $rc:
+$OUT"
+  [ ! -e "$WORK/out-$1" ] || fail "$1: the refused build left an image"
+  assert_contains "$OUT" "rp_recordbad-1.0-py3-none-any.whl: 'rp_recordbad.py' does not match its RECORD row" "$1 names wheel and member"
+  assert_contains "$OUT" "rebuild it or fetch a good copy" "$1 says what to do"
+  echo "ok: $1 -> exit $rc"
+}
+strict_build record-hash-strict-warm "$WORK/cache"
+strict_build record-hash-strict-cold "$WORK/cache-strict"
 
 echo "PASS: test_python_errors"

@@ -1,0 +1,4 @@
+#define PY_MAJOR_VERSION 3
+#define PY_MINOR_VERSION 11
+#define PY_MICRO_VERSION 2
+#define PY_VERSION "3.11.2"

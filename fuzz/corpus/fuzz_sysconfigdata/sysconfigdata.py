@@ -1,0 +1,12 @@
+# system configuration generated and used by the sysconfig module
+build_time_vars = {'ABIFLAGS': '',
+ 'CC': 'x86_64-linux-gnu-gcc',
+ 'EXT_SUFFIX': '.cpython-311-x86_64-linux-gnu.so',
+ 'HOST_GNU_TYPE': 'x86_64-pc-linux-gnu',
+ 'INCLUDEPY': '/usr/include/python3.11',
+ 'LDLIBRARY': 'libpython3.11.so',
+ 'LIBDIR': '/usr/lib/x86_64-linux-gnu',
+ 'MULTIARCH': 'x86_64-linux-gnu',
+ 'Py_ENABLE_SHARED': 1,
+ 'SOABI': 'cpython-311-x86_64-linux-gnu',
+ 'VERSION': '3.11',
