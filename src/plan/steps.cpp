@@ -15,6 +15,7 @@
 #include "plan/accounts_step.hpp"
 #include "plan/apt_step.hpp"
 #include "plan/files_step.hpp"
+#include "plan/lock_plan.hpp"
 #include "plan/login_env.hpp"
 #include "plan/python_step.hpp"
 #include "plan/rocm_step.hpp"
@@ -37,10 +38,20 @@ const std::vector<std::unique_ptr<Step>>& build_steps() {
   return steps;
 }
 
+void check_lock(const recipe::Recipe& recipe, const StepRunOptions& options) {
+  if (!options.lock) return;
+  std::vector<std::string> locking;
+  for (const auto& step : build_steps())
+    if (step->applies(recipe) && step->locks()) locking.push_back(step->name());
+  check_lock_fits_recipe(options.lock, recipe, locking);
+}
+
 void run_steps(BuildPlan& plan, const recipe::Recipe& recipe, const StepRunOptions& options) {
+  check_lock(recipe, options);
+  check_locked_base(options.lock, plan);
   for (const auto& step : build_steps()) {
     if (!step->applies(recipe)) continue;
-    StepContext context{recipe, plan, options.mode, options.store, options.downloads};
+    StepContext context{recipe, plan, options.mode, options.store, options.downloads, step->name(), options.lock};
     apply_step_output(plan, recipe, step->name(), step->plan(context));
   }
 }
