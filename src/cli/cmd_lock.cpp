@@ -99,6 +99,8 @@ void add_lock_command(CLI::App& app, GlobalOptions&) {
   add_registry_flags(cmd, args->registry);
   cmd->callback([args, update] {
     args->update = update->count() > 0;
+    // CLI11 gives `--update` without names as one empty name.
+    std::erase(args->update_names, std::string());
     run_lock(*args);
   });
 }
