@@ -55,6 +55,7 @@ LoadedPlan load_and_plan(const std::string& recipe_file, const std::vector<std::
   recipe::Recipe recipe = recipe::load_recipe(recipe_file, load);
   if (platform) recipe.platform = *platform;
   plan_options.source_date_epoch = load.source_date_epoch.value_or(0);
+  check_lock(recipe, steps);  // a stale lock is refused before the base is pulled
   auto started = std::chrono::steady_clock::now();
   BuildPlan plan = make_plan(recipe, plan_options);  // pulls or imports the base
   if (steps.timings)

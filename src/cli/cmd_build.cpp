@@ -9,6 +9,7 @@
 #include "cli/build_report.hpp"
 #include "cli/build_sbom.hpp"
 #include "cli/commands.hpp"
+#include "cli/locking.hpp"
 #include "cli/logging.hpp"
 #include "cli/progress_display.hpp"
 #include "cli/registry_flags.hpp"
@@ -17,6 +18,7 @@
 #include "net/url.hpp"
 #include "output/output_spec.hpp"
 #include "cli/plan_output.hpp"
+#include "plan/lock_file.hpp"
 #include "plan/plan.hpp"
 #include "plan/steps.hpp"
 #include "registry/base_image.hpp"
@@ -56,6 +58,9 @@ struct BuildArgs {
   std::string platform;           // empty: the recipe's
   bool dry_run = false;           // resolve every step and print the plan; write nothing
   bool json = false;              // with --dry-run: the plan as JSON
+  bool locked = false;            // --locked: build from the lock file's pins only
+  std::string lock_file;          // --lock FILE (default RECIPE.lock)
+  bool store_only = false;        // --store-only: download nothing; every file must be in the store
   RegistryFlags registry;
 };
 
@@ -145,12 +150,18 @@ void run_build(const BuildArgs& args) {
   plan_options.revision = args.revision.empty() ? vcs.revision : args.revision;
   plan_options.source = net::redact_credentials(args.source.empty() ? vcs.source : args.source);
   // A base other than scratch is pulled (or imported) into the store while planning.
-  plan_options.resolve_base = [&store, &session](const std::string& base, const Platform& platform) {
+  std::optional<LockFile> lock;
+  if (args.locked || !args.lock_file.empty()) lock = read_lock_file(lock_path_for(args.recipe, args.lock_file));
+  plan_options.resolve_base = [&store, &session, &lock](const std::string& base, const Platform& platform) {
+    // --locked: a registry base is pulled by its locked digest (the tag may have moved since).
+    if (lock) return resolve_locked_base(base, lock->base_digest, platform, store, session);
     return registry::resolve_base(base, platform, store, session);
   };
   // Every step (plan/steps.cpp), in its order; with --dry-run they resolve without downloading.
-  StepRunOptions steps{args.dry_run ? StepMode::kResolve : StepMode::kBuild, &store, {}};
+  StepRunOptions steps{args.dry_run ? StepMode::kResolve : StepMode::kBuild, &store, {}, {}};
   steps.downloads.verify_tls = !args.insecure_downloads;
+  steps.downloads.store_only = args.store_only;
+  if (lock) steps.lock = LockUse{&*lock, lock_path_for(args.recipe, args.lock_file), true, {}};
   steps.strict = args.strict;
   steps.timings = &timings.steps;
   auto phase = std::chrono::steady_clock::now();
@@ -331,6 +342,13 @@ void add_build_command(CLI::App& app, GlobalOptions&) {
   cmd->add_option("--cache-to", args->cache_to,
                   "After the build, push its layer cache to this registry reference (an OCI artifact; "
                   "registry/repo without a tag is :buildcache)");
+  cmd->add_flag("--locked", args->locked,
+                "Build exactly what the lock file pins (base digest, every file by URL, sha256 and size); exit 2 when "
+                "the recipe no longer matches it (see `rockpack lock`)");
+  cmd->add_option("--lock", args->lock_file, "The lock file for --locked (default RECIPE.lock); implies --locked");
+  cmd->add_flag("--store-only", args->store_only,
+                "Download nothing: every file must already be in the store (with --locked, builds a lock whose files "
+                "their index no longer has)");
   add_registry_flags(cmd, args->registry);
   cmd->callback([args] { run_build(*args); });
 }

@@ -27,6 +27,8 @@ void add_pull_command(CLI::App& app, GlobalOptions& global);
 void add_login_command(CLI::App& app, GlobalOptions& global);
 void add_logout_command(CLI::App& app, GlobalOptions& global);
 void add_gc_command(CLI::App& app, GlobalOptions& global);
+// `rockpack lock RECIPE`: the recipe resolved and written as a lock file (cmd_lock.cpp).
+void add_lock_command(CLI::App& app, GlobalOptions& global);
 void add_cache_command(CLI::App& app, GlobalOptions& global);
 
 }  // namespace rp::cli

@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   rp::cli::add_build_command(app, global);
   rp::cli::add_validate_command(app, global);
   rp::cli::add_plan_command(app, global);
+  rp::cli::add_lock_command(app, global);
   rp::cli::add_inspect_command(app, global);
   rp::cli::add_diff_command(app, global);
   rp::cli::add_check_command(app, global);

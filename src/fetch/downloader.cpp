@@ -111,6 +111,10 @@ std::vector<DownloadResult> download_all(ContentStore& store, const std::vector<
       if (!expected.empty() && store.contains(expected)) {
         r.digest = expected;
         r.size = store.blob_size(expected);
+      } else if (options.store_only) {
+        throw Error(job.what + " is not in the store (" + store.root().string() + "), and --store-only fetches nothing",
+                    "build once without --store-only (with the network) to fill the store, or use --cache-dir "
+                    "with a store that holds it");
       } else {
         try {
           r = fetch_one(store, job, options);

@@ -44,6 +44,9 @@ struct DownloadOptions {
   int workers = 8;          // parallel connections; downloads are network-bound, not CPU-bound
   int max_attempts = 4;     // per file, for broken connections and 408/429/5xx answers
   bool verify_tls = true;
+  // build --store-only: every file must be in the store already; a missing one is an error, and
+  // nothing is fetched.
+  bool store_only = false;
   DownloadProgress* progress = nullptr;
 };
 

@@ -7,6 +7,7 @@
 
 #include "net/http_retry.hpp"
 #include "net/url.hpp"
+#include "util/digest.hpp"
 #include "util/error.hpp"
 
 namespace rp {
@@ -43,12 +44,14 @@ std::optional<std::string> fetch_text(const std::string& url, const std::string&
   return std::move(response.body);
 }
 
-// The verified text of the source's Release and who signed it.
+// The verified text of the source's Release and who signed it; `fetched_sha256` is the sha256 of the
+// InRelease (or Release) as it came.
 std::pair<std::string, std::string> verified_release(const apt::SourceEntry& entry, const apt::Keyring& keys,
-                                                     const DownloadOptions& downloads) {
+                                                     const DownloadOptions& downloads, std::string& fetched_sha256) {
   const std::string what = "apt source " + entry.describe() + " (" + entry.origin + ")";
   const std::string dir = entry.release_directory();
   if (auto inrelease = fetch_text(dir + "/InRelease", what, downloads)) {
+    fetched_sha256 = sha256_hex(*inrelease);
     if (entry.trusted) {
       bool signed_text = inrelease->find("-----BEGIN PGP SIGNED MESSAGE-----") != std::string::npos;
       return {signed_text ? apt::unverified_cleartext(*inrelease, what) : *inrelease, ""};
@@ -60,6 +63,7 @@ std::pair<std::string, std::string> verified_release(const apt::SourceEntry& ent
   if (!release)
     throw Error(what + ": neither InRelease nor Release exists under " + net::redact_url(dir),
                 "check the URL and the suite (for a flat repository, end the suite with '/')");
+  fetched_sha256 = sha256_hex(*release);
   if (entry.trusted) return {std::move(*release), ""};
   auto signature = fetch_text(dir + "/Release.gpg", what, downloads);
   if (!signature)
@@ -89,8 +93,10 @@ AptIndexes load_apt_indexes(const std::vector<apt::SourceEntry>& entries,
         std::find(entry.architectures.begin(), entry.architectures.end(), options.architecture) == entry.architectures.end())
       continue;  // [arch=arm64] on an amd64 build: apt skips it too
     apt::Keyring keys = entry.trusted ? apt::Keyring{} : keyring_for(entry);
-    auto [text, signer] = verified_release(entry, keys, options.downloads);
+    std::string release_sha256;
+    auto [text, signer] = verified_release(entry, keys, options.downloads, release_sha256);
     AptSourceState state;
+    state.release_sha256 = release_sha256;
     state.entry = entry;
     state.signed_by = signer;
     state.release = apt::parse_release(text, what + " Release");

@@ -25,6 +25,7 @@ struct AptSourceState {
   apt::Release release;
   std::string signed_by;  // fingerprint of the key that signed the Release; "" for a trusted source
   std::string deb_base;   // the URL a package's Filename is relative to
+  std::string release_sha256;  // of the InRelease (or Release) as fetched: what a lock file records
 };
 
 struct AptIndexes {

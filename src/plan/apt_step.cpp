@@ -21,6 +21,7 @@
 #include "assemble/tar_member_content.hpp"
 #include "net/url.hpp"
 #include "plan/apt_indexes.hpp"
+#include "plan/lock_plan.hpp"
 #include "plan/sandbox_layers.hpp"
 #include "sandbox/materialize.hpp"
 #include "sandbox/sandbox.hpp"
@@ -201,6 +202,44 @@ std::vector<Entry> values(std::map<std::string, Entry>& m) {
   return out;
 }
 
+// What the section asks for, by category, as a lock file records it.
+std::map<std::string, std::vector<std::string>> apt_lock_inputs(const recipe::AptSection& section,
+                                                                const std::vector<apt::SourceEntry>& sources) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const auto& s : sources) out["sources"].push_back(net::redact_credentials(s.describe()));
+  auto& packages = out["packages"];
+  for (const auto& [text, where] : section.packages) packages.push_back(text);
+  std::sort(packages.begin(), packages.end());
+  out["options"] = {std::string("recommends ") + (section.recommends ? "true" : "false"),
+                    std::string("merged_usr ") + (section.merged_usr ? "true" : "false")};
+  return out;
+}
+
+// A locked build's resolution against the lock: the same packages, versions and files.
+void check_locked_debs(const StepLock& locked, const std::string& lock_path, const AptRecord& record) {
+  std::map<std::string, const ResolvedComponent*> want, have;
+  for (const auto& c : locked.components)
+    if (c.kind == "apt-package") want[c.name] = &c;
+  for (const auto& p : record.packages) have[p.component.name] = &p.component;
+  std::vector<std::string> differences;
+  for (const auto& [name, c] : want) {
+    auto it = have.find(name);
+    if (it == have.end())
+      differences.push_back(name + " " + c->version + " is locked but no longer resolved");
+    else if (it->second->version != c->version)
+      differences.push_back(name + " resolves to " + it->second->version + ", locked " + c->version);
+    else if (it->second->sha256 != c->sha256)
+      differences.push_back(name + " " + c->version + " has sha256 " + it->second->sha256 + " in the index, locked " + c->sha256);
+  }
+  for (const auto& [name, c] : have)
+    if (!want.count(name)) differences.push_back(name + " " + c->version + " is resolved but not locked");
+  if (differences.empty()) return;
+  throw Error("apt: the repositories no longer give what " + lock_path + " locked: " + join(differences, "; "),
+              "apt packages are resolved from the repositories' current indexes, so a locked build needs them to "
+              "still offer the locked versions (a dated snapshot mirror keeps them); or run `rockpack lock RECIPE` "
+              "to lock what they offer now");
+}
+
 }  // namespace
 
 nlohmann::json AptRecord::to_json() const {
@@ -335,6 +374,9 @@ StepOutput AptStep::plan(const StepContext& context) const {
     auto it = recipe_keys.find(e.origin);
     return it != recipe_keys.end() ? it->second : apt::image_keyring(e, view);
   };
+  // For the lock file: what the section asks for; a strict lock is checked before any index is read.
+  out.lock_inputs = apt_lock_inputs(section, entries);
+  for (const auto& [category, values] : out.lock_inputs) check_locked_inputs(context.lock, context.step, category, values);
   AptIndexOptions index_options;
   index_options.architecture = arch;
   index_options.now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -343,6 +385,8 @@ StepOutput AptStep::plan(const StepContext& context) const {
 
   auto record = std::make_shared<AptRecord>();
   for (const auto& s : indexes.sources) record->sources.push_back({s.entry.describe(), s.signed_by});
+  // For the lock file: each Release as fetched.
+  for (const auto& s : indexes.sources) out.lock_pins["release " + s.entry.describe()] = s.release_sha256;
 
   // Resolution on top of what the base has installed.
   apt::InstalledDatabase installed;
@@ -404,6 +448,8 @@ StepOutput AptStep::plan(const StepContext& context) const {
     rec.component.sha256 = p.sha256;
     rec.component.size = p.size;
     rec.component.origin = src.entry.describe();
+    rec.component.filename = p.filename.substr(p.filename.find_last_of('/') + 1);
+    rec.component.requested = r.requested;
     rec.architecture = p.architecture;
     rec.source_package = p.source;
     rec.source_version = p.source_version;
@@ -414,6 +460,10 @@ StepOutput AptStep::plan(const StepContext& context) const {
   }
   spdlog::info("apt: {} packages to install ({} requests already met by the base)", resolution.install.size(),
                resolution.already_installed.size());
+  // build --locked: the repositories are resolved again (a .deb's control data comes from its
+  // index), and the result must be the locked one, file for file.
+  if (const StepLock* locked = context.locked(); locked && context.lock.strict)
+    check_locked_debs(*locked, context.lock.path, *record);
 
   // Which layer each package goes into.
   auto layer_of = [&](size_t i) -> std::string {

@@ -5,6 +5,7 @@
 // file can record exactly this.
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -36,6 +37,8 @@ struct ResolvedComponent {
   uint64_t size = 0;    // bytes of that file; 0 when not known
   std::string origin;   // the index, repository or registry it was found on
   std::string layer;    // the layer it went into; empty when it has none of its own
+  std::string filename;  // the file's name (a wheel's, a .deb's); empty when the url's last part is it
+  bool requested = false;  // named by the recipe itself, not pulled in as a dependency
 };
 
 // What a step's resolution looks like in `--resolved` and `--metadata-file` ({"python": {...}}).
@@ -67,6 +70,10 @@ struct BuildPlan {
   // and each step's record ({"python": ...} in `build --resolved FILE` and `--metadata-file`).
   std::vector<PlannedComponent> components;
   std::vector<std::pair<std::string, std::shared_ptr<const StepRecord>>> records;
+  // What each step asked for and chose besides files (StepOutput::lock_inputs / lock_pins), by step:
+  // with `components`, what `rockpack lock` writes.
+  std::map<std::string, std::map<std::string, std::vector<std::string>>> lock_inputs;
+  std::map<std::string, std::map<std::string, std::string>> lock_pins;
 };
 
 // The records as `--resolved` and `--metadata-file` write them: {"python": {...}, "rocm": {...}}.

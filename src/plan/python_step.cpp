@@ -8,6 +8,7 @@
 #include <set>
 
 #include "image/rootfs_view.hpp"
+#include "plan/lock_plan.hpp"
 #include "net/url.hpp"
 #include "python/index_client.hpp"
 #include "python/index_credentials.hpp"
@@ -261,7 +262,7 @@ PlannedInterpreter plan_interpreter(const StepContext& context, const recipe::Py
     out.standalone = {{"url", net::redact_url(job.url)}, {"sha256", s.sha256}, {"prefix", s.prefix}};
     out.standalone_bin = s.prefix + "/bin";
     out.archive = ResolvedComponent{"python-interpreter", "cpython", "", net::redact_url(job.url), digest_hex(got.digest),
-                                    got.size, "standalone", kInterpreterLayer};
+                                    got.size, "standalone", kInterpreterLayer, archive_name, true};
   } else {
     path = *py.interpreter;
   }
@@ -363,20 +364,33 @@ struct DownloadedWheel {
 };
 
 std::vector<DownloadedWheel> download_verified(const StepContext& context, python::PackageFinder& finder,
-                                               const std::vector<python::ResolvedPackage>& resolved) {
+                                               std::vector<python::WheelArtifact> artifacts, bool locked) {
   std::vector<DownloadedWheel> out;
   std::vector<DownloadJob> jobs;
-  for (const auto& p : resolved) {
-    python::WheelArtifact a = finder.artifact(p.name, python::Candidate{p.version, p.url});
+  for (auto& a : artifacts) {
     // Several --hash pins and no hash from the index: any pinned digest will do (checked below).
     std::string expected = a.sha256.empty() && a.accepted_sha256.size() == 1 ? a.accepted_sha256[0] : a.sha256;
     jobs.push_back({a.url, expected, finder.auth_headers_for(a.url),
-                    p.name + " " + p.version.to_string() + " (" + a.filename + ")"});
+                    a.name + " " + a.version.to_string() + " (" + a.filename + (locked ? ", locked in " + context.lock.path : "") + ")"});
     out.push_back({std::move(a), {}});
   }
   DownloadStats stats;
-  std::vector<DownloadResult> files = download_all(*context.store, jobs, context.downloads, &stats);
+  std::vector<DownloadResult> files;
+  try {
+    files = download_all(*context.store, jobs, context.downloads, &stats);
+  } catch (const Error& e) {
+    if (!locked) throw;
+    // TheRock prunes old nightlies: a locked file can vanish from its index.
+    throw Error(e.what(), "the lock pins this exact file; if its index no longer has it, run `rockpack lock RECIPE "
+                          "--update NAME` to lock a newer one, or build with --store-only from a store that still "
+                          "holds it (" + e.hint() + ")");
+  }
   for (size_t i = 0; i < files.size(); ++i) {
+    const uint64_t locked_size = out[i].artifact.size.value_or(0);
+    if (locked && locked_size && files[i].size != locked_size)
+      throw Error(jobs[i].what + " has " + std::to_string(files[i].size) + " bytes, but the lock says " +
+                      std::to_string(locked_size),
+                  "the file is not the one that was locked; nothing from it was installed");
     const auto& accepted = out[i].artifact.accepted_sha256;
     std::string got = digest_hex(files[i].digest);
     if (!accepted.empty() && std::find(accepted.begin(), accepted.end(), got) == accepted.end())
@@ -463,6 +477,8 @@ void assign_layers(const recipe::PythonSection& effective, const std::vector<pyt
     p.component.size = wheels[i].file.digest.empty() ? artifact.size.value_or(0) : wheels[i].file.size;
     p.component.origin = artifact.index;
     p.component.layer = layer;
+    p.component.filename = artifact.filename;
+    p.component.requested = resolved[i].requested;
     p.filename = artifact.filename;
     p.requested = resolved[i].requested;
     p.extras = resolved[i].extras;
@@ -476,6 +492,71 @@ void assign_layers(const recipe::PythonSection& effective, const std::vector<pyt
     if (it == by_layer.end()) continue;
     result.layers.push_back({name, "rockpack python: " + describe_packages(names_by_layer[name]) + " (" + recipe_file + ")",
                              installed.empty() ? std::vector<Entry>{} : python::merge_installed_wheels(it->second), {}});
+  }
+}
+
+
+// ---- the lock -------------------------------------------------------------------------------
+
+// What the section asks for, by category, as a lock file records it (plan/lock_file.hpp).
+std::map<std::string, std::vector<std::string>> lock_inputs(const recipe::PythonSection& py, const Requirements& reqs,
+                                                            const std::vector<python::IndexSource>& indexes) {
+  std::map<std::string, std::vector<std::string>> out;
+  auto& requirements = out["requirements"];
+  for (const auto& r : reqs.requirements) requirements.push_back(net::redact_credentials(r.to_string()));
+  auto& constraints = out["constraints"];
+  for (const auto& c : reqs.constraints) constraints.push_back(net::redact_credentials(c.to_string()));
+  auto& index_urls = out["indexes"];
+  for (const auto& i : indexes) index_urls.push_back(display_url(i.url));
+  auto& links = out["find_links"];
+  for (const auto& l : py.find_links) links.push_back(net::redact_credentials(l));
+  for (const auto& l : reqs.find_links) links.push_back(net::redact_credentials(l));
+  for (auto* list : {&requirements, &constraints, &links}) std::sort(list->begin(), list->end());
+  return out;
+}
+
+// build --locked: the resolution the lock recorded, as the resolver would have returned it (sorted
+// by name), and each package's file.
+void locked_packages(const StepLock& locked, const std::string& lock_path, const PythonAdditions& additions,
+                     std::vector<python::ResolvedPackage>& resolved, std::vector<python::WheelArtifact>& artifacts) {
+  std::vector<ResolvedComponent> packages;
+  for (const auto& c : locked.components)
+    if (c.kind == "python-package") packages.push_back(c);
+  std::sort(packages.begin(), packages.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  for (const auto& c : packages) {
+    python::Version version;
+    try {
+      version = python::Version::parse(c.version);
+    } catch (const InputError& e) {
+      throw InputError(lock_path + ": " + c.name + ": " + e.what(), "run `rockpack lock RECIPE` to write the lock again");
+    }
+    python::ResolvedPackage p;
+    p.name = c.name;
+    p.version = version;
+    p.requested = c.requested;
+    if (c.origin == "direct") p.url = c.url;
+    python::WheelArtifact a;
+    a.name = c.name;
+    a.version = version;
+    a.filename = c.filename;
+    a.url = c.url;
+    a.sha256 = c.sha256;
+    a.index = c.origin;
+    if (c.size) a.size = c.size;
+    a.native_sdist = additions.native_sdist && python::sdist_version(c.filename, additions.native_sdist->project());
+    resolved.push_back(std::move(p));
+    artifacts.push_back(std::move(a));
+  }
+}
+
+// lock --update NAME: the locked packages not named keep their version (a constraint) and their
+// file (a hash pin).
+void keep_locked_versions(const StepLock& locked, const LockUse& use, python::PackageFinder& finder,
+                          std::vector<python::Requirement>& constraints) {
+  for (const auto& c : locked.components) {
+    if (c.kind != "python-package" || !use.keeps(c.name)) continue;
+    constraints.push_back(python::Requirement::parse(c.name + "==" + c.version));
+    finder.pin_hashes(c.name, {c.sha256});
   }
 }
 
@@ -509,6 +590,14 @@ PythonStepResult plan_python(const StepContext& context, const recipe::PythonSec
   Requirements reqs = collect_requirements(py, additions);
   if (context.mode == StepMode::kOffline) return result;  // the rest reads the image and the indexes
 
+  // What the section asks for, as the lock records it; a locked build stops here when it differs.
+  std::vector<python::IndexSource> indexes = index_sources(py, reqs);
+  result.lock_inputs = lock_inputs(py, reqs, indexes);
+  for (const auto& [category, values] : result.lock_inputs)
+    check_locked_inputs(context.lock, context.step, category, values);
+  const StepLock* locked = context.locked();
+  const bool strict_lock = locked && context.lock.strict;
+
   PlannedInterpreter interp = plan_interpreter(context, py);
   if (interp.layer) result.layers.push_back(std::move(*interp.layer));
   InstallTarget target = install_target(interp.interpreter, py, recipe_file);
@@ -519,14 +608,24 @@ PythonStepResult plan_python(const StepContext& context, const recipe::PythonSec
   if (!bin.empty()) result.env.push_back({EnvChange::Kind::kPrependPath, "PATH", bin + ":"});
   result.scheme = target.scheme;
 
-  std::vector<python::IndexSource> indexes = index_sources(py, reqs);
   auto finder = make_finder(context, py, reqs, indexes, interp.interpreter, additions);
-  python::ResolverOptions resolver_options;
-  resolver_options.environment = interp.interpreter.marker_environment();
-  resolver_options.prereleases = prerelease_policy(py.prerelease, reqs.pre);
-  resolver_options.constraints = reqs.constraints;
-  std::vector<python::ResolvedPackage> resolved = python::resolve(reqs.requirements, *finder, resolver_options);
-  spdlog::info("python: resolved {} package{}", resolved.size(), resolved.size() == 1 ? "" : "s");
+  std::vector<python::ResolvedPackage> resolved;
+  std::vector<python::WheelArtifact> artifacts;
+  if (strict_lock) {
+    // build --locked: the locked files, nothing asked of the indexes.
+    locked_packages(*locked, context.lock.path, additions, resolved, artifacts);
+    spdlog::info("python: {} locked package{} from {}", resolved.size(), resolved.size() == 1 ? "" : "s", context.lock.path);
+  } else {
+    python::ResolverOptions resolver_options;
+    resolver_options.environment = interp.interpreter.marker_environment();
+    resolver_options.prereleases = prerelease_policy(py.prerelease, reqs.pre);
+    resolver_options.constraints = reqs.constraints;
+    // lock --update NAME: every other locked package keeps its version and its file.
+    if (locked) keep_locked_versions(*locked, context.lock, *finder, resolver_options.constraints);
+    resolved = python::resolve(reqs.requirements, *finder, resolver_options);
+    spdlog::info("python: resolved {} package{}", resolved.size(), resolved.size() == 1 ? "" : "s");
+    for (const auto& p : resolved) artifacts.push_back(finder->artifact(p.name, python::Candidate{p.version, p.url}));
+  }
 
   result.record = std::make_shared<PythonRecord>();
   result.record->interpreter = interp.interpreter.to_json();
@@ -538,10 +637,10 @@ PythonStepResult plan_python(const StepContext& context, const recipe::PythonSec
   std::vector<DownloadedWheel> wheels;
   std::vector<python::InstalledWheel> installed;
   if (context.mode == StepMode::kBuild) {
-    wheels = download_verified(context, *finder, resolved);
+    wheels = download_verified(context, *finder, std::move(artifacts), strict_lock);
     installed = install_all(context, resolved, wheels, target, additions);
   } else {
-    for (const auto& p : resolved) wheels.push_back({finder->artifact(p.name, python::Candidate{p.version, p.url}), {}});
+    for (auto& a : artifacts) wheels.push_back({std::move(a), {}});
     // Every file in the store already (an earlier build): plan the layers' contents too, so that
     // `rockpack plan` can show their digests. Nothing is downloaded.
     ContentStore& store = *context.store;
@@ -562,6 +661,7 @@ StepOutput python_step_output(PythonStepResult result) {
   out.layers = std::move(result.layers);
   out.config.env = std::move(result.env);
   out.config.ensure_env = true;
+  out.lock_inputs = std::move(result.lock_inputs);
   if (result.interpreter) out.components.push_back(*result.interpreter);
   if (result.record) {
     for (const auto& p : result.record->packages) out.components.push_back(p.component);

@@ -11,6 +11,7 @@
 // The rocm step (rocm_step.cpp) drives the same resolution with typed PythonAdditions: its indexes
 // first, the `rocm[...]` requirement, its layers, the native sdist and the devel expansion hook.
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -70,11 +71,17 @@ struct PythonStepResult {
   std::shared_ptr<PythonRecord> record;  // null in StepMode::kOffline
   std::optional<ResolvedComponent> interpreter;  // the standalone archive, when the section has one
   python::InstallScheme scheme;          // where packages went (site-packages, scripts)
+  // What the section asked for, by category, for the lock file (StepOutput::lock_inputs).
+  std::map<std::string, std::vector<std::string>> lock_inputs;
 };
 
 // Plans `section` (with `additions`) on top of the image in `context`. In kBuild mode downloads what
 // the resolution needs into the store; in kResolve mode stops after the resolution (package layers
 // are listed without entries); in kOffline mode only parses requirements and wheel names.
+// With a strict lock (build --locked, context.lock) nothing is resolved: the locked files are
+// downloaded (by their locked URL, checked against the locked sha256 and size) and installed, after
+// the section's inputs are checked against the lock's. With a lock to update (lock --update NAME),
+// the packages not named keep their locked version and file.
 PythonStepResult plan_python(const StepContext& context, const recipe::PythonSection& section,
                              const PythonAdditions& additions = {});
 
@@ -84,6 +91,7 @@ class PythonStep final : public Step {
   std::string name() const override { return "python"; }
   bool applies(const recipe::Recipe& recipe) const override { return recipe.python && !recipe.rocm; }
   StepOutput plan(const StepContext& context) const override;
+  bool locks() const override { return true; }
 };
 
 // A python result as a step output: layers, Env changes, packages as components, the record.

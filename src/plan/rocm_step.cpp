@@ -8,6 +8,7 @@
 #include <set>
 
 #include "image/rootfs_view.hpp"
+#include "plan/lock_plan.hpp"
 #include "plan/python_step.hpp"
 #include "net/url.hpp"
 #include "python/index_client.hpp"
@@ -151,6 +152,28 @@ Entry text_file(const std::string& path, std::string text, const std::string& or
   return e;
 }
 
+// What a lock pins of the rocm section.
+struct LockedRocm {
+  std::string version;
+  std::optional<therock::IndexLayout> layout;
+};
+
+std::optional<LockedRocm> locked_rocm(const StepLock& locked, const std::string& lock_path) {
+  auto version = locked.pins.find("version");
+  if (version == locked.pins.end()) return std::nullopt;
+  LockedRocm out{version->second, std::nullopt};
+  (void)python::Version::parse(out.version);  // untrusted: a malformed version is an InputError here
+  auto layout = locked.pins.find("layout");
+  if (layout != locked.pins.end() && !layout->second.empty()) {
+    for (auto l : {therock::IndexLayout::kPerFamily, therock::IndexLayout::kMultiArch})
+      if (layout->second == therock::layout_name(l)) out.layout = l;
+    if (!out.layout)
+      throw InputError(lock_path + ": steps.rocm.pins.layout '" + layout->second + "' is no TheRock index layout",
+                       "run `rockpack lock RECIPE` to write the lock again");
+  }
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json RocmRecord::to_json() const {
@@ -171,8 +194,20 @@ StepOutput RocmStep::plan(const StepContext& context) const {
     return python_step_output(plan_python(context, *recipe.python));
   }
   ContentStore& store = *context.store;
-  RocmOnIndex first = rocm_on_index(indexes.urls.front(), context.downloads, rocm);
-  const std::string version = choose_version(rocm, indexes.urls.front(), first.versions);
+  // What the section asks for, as the lock records it; a locked build stops here when it differs.
+  std::vector<std::string> lock_inputs = {"version " + rocm.version, "targets " + join(rocm.targets, ";"),
+                                          "components " + join(rocm.components, ","),
+                                          std::string("expand_devel ") + (rocm.expand_devel ? "true" : "false")};
+  for (const auto& u : indexes.urls) lock_inputs.push_back("index " + net::redact_url(u));
+  check_locked_inputs(context.lock, context.step, "rocm", lock_inputs);
+  // The version (and the layout read from its sdist) come from the lock when it pins them: build
+  // --locked asks the index nothing, lock --update keeps them unless `rocm` is named.
+  const StepLock* locked = context.locked();
+  std::optional<LockedRocm> pinned;
+  if (locked && context.lock.keeps("rocm")) pinned = locked_rocm(*locked, context.lock.path);
+  RocmOnIndex first;
+  if (!pinned) first = rocm_on_index(indexes.urls.front(), context.downloads, rocm);
+  const std::string version = pinned ? pinned->version : choose_version(rocm, indexes.urls.front(), first.versions);
   spdlog::info("rocm: {} for {} ({}) from {}", version, join(rocm.targets, ";"), join(families, ","),
                join(indexes.urls, " "));
 
@@ -184,6 +219,7 @@ StepOutput RocmStep::plan(const StepContext& context) const {
   package_options.downloads = context.downloads;
   auto package = std::make_shared<therock::RocmPackage>(store, package_options);
   std::optional<therock::IndexLayout> layout = indexes.layout;
+  if (!layout && pinned) layout = pinned->layout;
   if (!layout) {
     for (const auto& f : first.sdists) {
       if (python::sdist_version(f.filename, "rocm")->to_string() != version) continue;
@@ -272,6 +308,8 @@ StepOutput RocmStep::plan(const StepContext& context) const {
   record->expand_devel = rocm.expand_devel;
   record->root = env_in.root;
   out.records.emplace_back("rocm", std::move(record));
+  out.lock_inputs["rocm"] = std::move(lock_inputs);
+  out.lock_pins = {{"version", version}, {"layout", layout_name}};
   return out;
 }
 

@@ -33,6 +33,7 @@ class RocmStep final : public Step {
   std::string name() const override { return "rocm"; }
   bool applies(const recipe::Recipe& recipe) const override { return recipe.rocm.has_value(); }
   StepOutput plan(const StepContext& context) const override;
+  bool locks() const override { return true; }
 };
 
 }  // namespace rp

@@ -61,6 +61,8 @@ void apply_step_output(BuildPlan& plan, const recipe::Recipe& recipe, const std:
   }
   for (auto& c : output.components) plan.components.push_back({step, std::move(c)});
   for (auto& r : output.records) plan.records.push_back(std::move(r));
+  if (!output.lock_inputs.empty()) plan.lock_inputs[step] = std::move(output.lock_inputs);
+  if (!output.lock_pins.empty()) plan.lock_pins[step] = std::move(output.lock_pins);
 }
 
 }  // namespace rp

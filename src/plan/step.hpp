@@ -9,6 +9,7 @@
 //
 // How to add a step: docs/architecture.md, "Adding a step".
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -18,6 +19,7 @@
 
 #include "fetch/downloader.hpp"
 #include "image/rootfs_view.hpp"
+#include "plan/lock_file.hpp"
 #include "plan/plan.hpp"
 #include "recipe/model.hpp"
 #include "store/content_store.hpp"
@@ -58,6 +60,11 @@ struct StepOutput {
   std::vector<ResolvedComponent> components;
   // The records for `--resolved` / `--metadata-file`, each under its key ("python", "rocm").
   std::vector<std::pair<std::string, std::shared_ptr<const StepRecord>>> records;
+  // For the lock file (plan/lock_file.hpp): what the recipe asked of the step, by category
+  // ("requirements", "indexes", ...; a locked build whose recipe asks otherwise is refused), and what
+  // the step chose that is no file (rocm: version, layout).
+  std::map<std::string, std::vector<std::string>> lock_inputs;
+  std::map<std::string, std::string> lock_pins;
 };
 
 struct StepContext {
@@ -67,8 +74,12 @@ struct StepContext {
   ContentStore* store = nullptr;  // required unless mode is kOffline
   DownloadOptions downloads;
   bool strict = false;  // StepRunOptions::strict
+  std::string step;  // the running step's name (run_steps sets it): its entry in the lock file
+  LockUse lock;      // build --locked, lock --update: the locked pins (none by default)
 
   const Platform& platform() const { return recipe.platform; }
+  // The running step's lock entry, or null (no lock, or nothing locked for the step).
+  const StepLock* locked() const { return lock.step(step); }
   // The image's file system so far: the base's layers (only the contents `keep` asks for are held
   // in memory) then every entry of the earlier steps' layers.
   RootfsView rootfs(const RootfsView::KeepContent& keep) const;
@@ -84,6 +95,9 @@ class Step {
   // Whether the recipe has anything for this step (its section is present).
   virtual bool applies(const recipe::Recipe& recipe) const = 0;
   virtual StepOutput plan(const StepContext& context) const = 0;
+  // Whether the step resolves inputs a lock file pins (its lock_inputs, pins, components): a locked
+  // build refuses a lock that has no entry for such a step, or one for a step the recipe lacks.
+  virtual bool locks() const { return false; }
 };
 
 // The one Env merge rule (see EnvChange) on an image config's Env array (made an array if it is not).

@@ -17,6 +17,7 @@
 #include "plan/accounts_step.hpp"
 #include "plan/apt_step.hpp"
 #include "plan/files_step.hpp"
+#include "plan/lock_plan.hpp"
 #include "plan/login_env.hpp"
 #include "plan/python_step.hpp"
 #include "plan/rocm_step.hpp"
@@ -39,10 +40,20 @@ const std::vector<std::unique_ptr<Step>>& build_steps() {
   return steps;
 }
 
+void check_lock(const recipe::Recipe& recipe, const StepRunOptions& options) {
+  if (!options.lock) return;
+  std::vector<std::string> locking;
+  for (const auto& step : build_steps())
+    if (step->applies(recipe) && step->locks()) locking.push_back(step->name());
+  check_lock_fits_recipe(options.lock, recipe, locking);
+}
+
 void run_steps(BuildPlan& plan, const recipe::Recipe& recipe, const StepRunOptions& options) {
+  check_lock(recipe, options);
+  check_locked_base(options.lock, plan);
   for (const auto& step : build_steps()) {
     if (!step->applies(recipe)) continue;
-    StepContext context{recipe, plan, options.mode, options.store, options.downloads, options.strict};
+    StepContext context{recipe, plan, options.mode, options.store, options.downloads, options.strict, step->name(), options.lock};
     auto started = std::chrono::steady_clock::now();
     StepOutput output = step->plan(context);
     if (options.timings)

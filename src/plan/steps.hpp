@@ -26,9 +26,16 @@ struct StepRunOptions {
   // `rockpack build --strict`: an integrity problem a build otherwise warns about fails it (today:
   // a wheel member that does not match its RECORD hash).
   bool strict = false;
+  LockUse lock;  // build --locked (strict), lock --update; none by default
 };
 
-// Runs every step that applies, in order, each on the plan as the earlier ones left it.
+// With a strict lock (build --locked): checks that it was written for this recipe — its name,
+// platform, base, args and the steps that lock inputs — before anything is fetched; throws
+// InputError saying what differs. No-op otherwise.
+void check_lock(const recipe::Recipe& recipe, const StepRunOptions& options);
+
+// Runs every step that applies, in order, each on the plan as the earlier ones left it. With a strict
+// lock, first checks that the lock fits the recipe (check_lock) and the base's digest.
 void run_steps(BuildPlan& plan, const recipe::Recipe& recipe, const StepRunOptions& options);
 
 }  // namespace rp

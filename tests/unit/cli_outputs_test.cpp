@@ -157,7 +157,7 @@ TEST_CASE("login env: the image PATH comes first in login shells -- nothing when
   BuildPlan plan;
   recipe::Recipe recipe;
   auto add_login_env = [&recipe](BuildPlan& p) {
-    apply_step_output(p, recipe, "login-env", LoginEnvStep().plan({recipe, p, StepMode::kBuild, nullptr, {}}));
+    apply_step_output(p, recipe, "login-env", LoginEnvStep().plan({recipe, p, StepMode::kBuild, nullptr, {}, "login-env", {}}));
   };
   plan.config = {{"config", {{"Env", {"PATH=/usr/bin:/bin"}}}}};
   add_login_env(plan);

@@ -6,6 +6,8 @@
 #include <algorithm>
 
 #include "image_test_support.hpp"
+#include "plan/lock_file.hpp"
+#include "plan/lock_plan.hpp"
 #include "plan/python_step.hpp"
 #include "plan/steps.hpp"
 #include "recipe/model.hpp"
@@ -210,7 +212,7 @@ TEST_CASE("plan/steps: another step composes with python through typed additions
   additions.after_install = [&](std::vector<python::InstalledWheel>& wheels, const python::InstallScheme&) {
     for (const auto& w : wheels) hooked.push_back(w.filename);
   };
-  StepContext context{r, p, StepMode::kBuild, &f.store, {}};
+  StepContext context{r, p, StepMode::kBuild, &f.store, {}, "python", {}};
   PythonStepResult result = plan_python(context, *r.python, additions);
   std::vector<std::string> layers;
   for (const auto& l : result.layers) layers.push_back(l.name);
@@ -235,4 +237,45 @@ TEST_CASE("plan/steps: validate plans the python section offline, with no store 
   // A requirements file that went bad after loading is reported by the step.
   f.dir.write("reqs.txt", "alpha >=\n");
   CHECK_THROWS_AS(f.plan(ok, StepMode::kOffline), InputError);
+}
+
+TEST_CASE("plan/steps: a locked python step installs the locked files and refuses a recipe that changed") {
+  Fixture f;
+  recipe::Recipe r = f.load(kPython);
+  BuildPlan unlocked = f.plan(r, StepMode::kBuild);
+  LockFile lock = lock_from_plan(unlocked, r);
+  REQUIRE(lock.steps.count("python"));
+  CHECK(lock.steps["python"].components.size() == 2);
+  CHECK(lock.steps["python"].inputs["requirements"] == std::vector<std::string>{"alpha", "beta"});
+
+  // A newer alpha appears next to the locked one: a locked plan still installs the locked files.
+  TestWheel newer = f.alpha;
+  newer.version = "2.0";
+  f.dir.write("links/" + newer.filename(), newer.bytes());
+  LockFile back = parse_lock_file(lock_file_text(lock), "t.lock");
+  StepRunOptions options{StepMode::kBuild, &f.store, {}, LockUse{&back, "t.lock", true, {}}};
+  PlanOptions plan_options;
+  plan_options.base = fake_base(f.store);
+  BuildPlan locked = make_plan(r, plan_options);
+  run_steps(locked, r, options);
+  REQUIRE(locked.components.size() == unlocked.components.size());
+  for (size_t i = 0; i < locked.components.size(); ++i) {
+    CHECK(locked.components[i].component.version == unlocked.components[i].component.version);
+    CHECK(locked.components[i].component.sha256 == unlocked.components[i].component.sha256);
+  }
+  CHECK(layer_names(locked) == layer_names(unlocked));
+  // Without the lock the newer alpha wins.
+  BuildPlan fresh = f.plan(r, StepMode::kResolve);
+  CHECK(std::any_of(fresh.components.begin(), fresh.components.end(),
+                    [](const PlannedComponent& c) { return c.component.name == "alpha" && c.component.version == "2.0"; }));
+
+  // gamma added to the recipe: the lock is stale, and the message names gamma.
+  recipe::Recipe changed = f.load(std::string(kPython).replace(std::string(kPython).find("[alpha, beta]"), 13, "[alpha, beta, gamma]"));
+  BuildPlan p2 = make_plan(changed, plan_options);
+  try {
+    run_steps(p2, changed, options);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).find("python requirements: added 'gamma'") != std::string::npos);
+  }
 }

@@ -43,6 +43,10 @@
 #   apt_repo_keys OUT_DIR
 #       only the keys of apt_repo_make: OUT_DIR/keys/{test,wrong}.{asc,gpg,secret.asc,fpr} (kept when
 #       there already), for generators of other repositories (tests/tools/make_fake_rocm_repo.sh)
+#   apt_repo_reindex OUT_DIR
+#       after apt_repo_make OUT_DIR and a change to OUT_DIR/repo/pool (a .deb added or removed): new
+#       indexes and a new Release (dated now) for repo/, signed with the test key, as a repository
+#       that moved on would publish them
 #   apt_repo_sign DIST_DIR SECRET_KEY_FILE
 #       DIST_DIR/InRelease and DIST_DIR/Release.gpg from DIST_DIR/Release, signed with that key
 #   apt_repo_serve DIR
@@ -79,6 +83,7 @@ apt_repo_flat() { bash "$_APT_REPO_LIB" flat "$@"; }
 apt_repo_apt_config() { bash "$_APT_REPO_LIB" apt-config "$@"; }
 apt_repo_keys() { bash "$_APT_REPO_LIB" keys "$@"; }
 apt_repo_sign() { bash "$_APT_REPO_LIB" sign "$@"; }
+apt_repo_reindex() { bash "$_APT_REPO_LIB" reindex "$@"; }
 
 apt_repo_serve() {
   local dir=$1
@@ -589,9 +594,15 @@ case $cmd in
     out=${1:?usage: apt_repo_keys OUT_DIR}
     mkdir -p "$out"
     ensure_keys "$(cd "$out" && pwd)" ;;
+  reindex)
+    need_tools
+    out=$(cd "${1:?usage: apt_repo_reindex OUT_DIR}" && pwd)
+    now=$(date +%s)
+    index_repo "$out/repo" "$now" $((now + 365 * 86400))
+    sign_release "$out/repo/dists/$CODENAME" "$out/keys/test.secret.asc" ;;
   sign)
     for t in gpg gpgconf; do need "$t"; done
     [ -s "${1:?usage: apt_repo_sign DIST_DIR SECRET_KEY_FILE}/Release" ] || die "no $1/Release"
     sign_release "$1" "${2:?usage: apt_repo_sign DIST_DIR SECRET_KEY_FILE}" ;;
-  *) die "usage: $0 make|variant|flat|apt-config|keys|sign ..." ;;
+  *) die "usage: $0 make|variant|flat|apt-config|keys|reindex|sign ..." ;;
 esac
