@@ -73,9 +73,9 @@ struct StepContext {
   StepMode mode = StepMode::kBuild;
   ContentStore* store = nullptr;  // required unless mode is kOffline
   DownloadOptions downloads;
-  bool strict = false;  // StepRunOptions::strict
   std::string step;  // the running step's name (run_steps sets it): its entry in the lock file
   LockUse lock;      // build --locked, lock --update: the locked pins (none by default)
+  bool strict = false;  // StepRunOptions::strict
 
   const Platform& platform() const { return recipe.platform; }
   // The running step's lock entry, or null (no lock, or nothing locked for the step).

@@ -253,7 +253,7 @@ TEST_CASE("plan/steps: a locked python step installs the locked files and refuse
   newer.version = "2.0";
   f.dir.write("links/" + newer.filename(), newer.bytes());
   LockFile back = parse_lock_file(lock_file_text(lock), "t.lock");
-  StepRunOptions options{StepMode::kBuild, &f.store, {}, LockUse{&back, "t.lock", true, {}}};
+  StepRunOptions options{.mode = StepMode::kBuild, .store = &f.store, .lock = LockUse{&back, "t.lock", true, {}}};
   PlanOptions plan_options;
   plan_options.base = fake_base(f.store);
   BuildPlan locked = make_plan(r, plan_options);
