@@ -142,6 +142,21 @@ def send_error(client, status, log, retry_after=1):
                     "Connection: close\r\n\r\n").encode() + body)
 
 
+def relay_half_answer(client, upstream, head_out, body, total):
+    """Sends the answer's headers and the first half of its body (`body`: what read_head already read)."""
+    client.sendall(head_out.encode("latin-1") + b"\r\n\r\n")
+    half, sent_body = total // 2, 0
+    while sent_body < half:
+        if not body:
+            body = upstream.recv(1 << 20)
+            if not body:
+                break
+        piece = body[: half - sent_body]
+        client.sendall(piece)
+        sent_body += len(piece)
+        body = body[len(piece):]
+
+
 def handle(client, state):
     args = state.args
     upstream = None
@@ -230,17 +245,7 @@ def handle(client, state):
             total = int(header_value(head_out, "content-length") or "0")
             if total < 2 or method == "HEAD":
                 return
-            client.sendall(head_out.encode("latin-1") + b"\r\n\r\n")
-            half, sent_body = total // 2, 0
-            while sent_body < half:
-                if not body:
-                    body = upstream.recv(1 << 20)
-                    if not body:
-                        break
-                piece = body[: half - sent_body]
-                client.sendall(piece)
-                sent_body += len(piece)
-                body = body[len(piece):]
+            relay_half_answer(client, upstream, head_out, body, total)
             return
         if fault == "cutresp":
             # Relay the headers and half the body of the download, then hang up.
@@ -248,17 +253,7 @@ def handle(client, state):
             if head_out is None:
                 return
             total = int(header_value(head_out, "content-length") or "0")
-            client.sendall(head_out.encode("latin-1") + b"\r\n\r\n")
-            half, sent_body = total // 2, 0
-            while sent_body < half:
-                if not body:
-                    body = upstream.recv(1 << 20)
-                    if not body:
-                        break
-                piece = body[: half - sent_body]
-                client.sendall(piece)
-                sent_body += len(piece)
-                body = body[len(piece):]
+            relay_half_answer(client, upstream, head_out, body, total)
             return
         # Relay the answer until the registry closes (it was asked to).
         while True:
