@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "assemble/tar_index.hpp"
+#include "entries/tar_index.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "fuzz_scratch.hpp"

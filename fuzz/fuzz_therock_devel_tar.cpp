@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "assemble/store_archives.hpp"
 #include "python/install_plan.hpp"
 #include "store/content_store.hpp"
 #include "therock/devel_expansion.hpp"
@@ -52,7 +53,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   wheels.push_back(wheel("rocm-sdk-devel", "rocm_sdk_devel-1.0.dist-info",
                          {file("rocm_sdk_devel/__init__.py", ""), file("rocm_sdk_devel/_devel.tar", tar)}));
   try {
-    rp::therock::expand_devel(store, wheels, kSite);
+    rp::therock::expand_devel(rp::StoreArchiveOpener(store), wheels, kSite);
     auto entries = rp::python::merge_installed_wheels(wheels);
     rp::finalize_entries(entries);
   } catch (const rp::Error&) {

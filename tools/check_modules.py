@@ -26,12 +26,11 @@ DEPENDS = {
     "output": ["util", "entries", "net", "image", "store", "assemble"],
     # assemble: the registry layer cache is an ExternalLayerCache the layer builder asks.
     "registry": ["util", "net", "image", "store", "assemble", "output"],
-    # Ecosystem modules: they read the image through entries/FileTree. Known debt (issue 10): python
-    # still keeps blobs in store/ (a standalone archive, a wheel fetched whole for its metadata) and
-    # streams archive members through assemble/; therock downloads through fetch/. They must never
-    # reach image/, registry/, output/ or plan/.
-    "python": ["util", "entries", "net", "store", "assemble"],
-    "therock": ["util", "entries", "python", "fetch", "store", "assemble"],
+    # Ecosystem modules: they read the image through entries/FileTree, archives through
+    # entries/MemberArchive, remote files through net/FileFetcher and caches through
+    # util/RecordCache. They never reach store/, fetch/, assemble/, image/, registry/, output/ or plan/.
+    "python": ["util", "entries", "net"],
+    "therock": ["util", "entries", "net", "python"],
     "apt": ["util", "entries", "net"],
     # Runs commands on a root file system in namespaces and turns what they changed into entries.
     "sandbox": ["util", "entries"],

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (fuzz/fuzz_*.cpp) with clang, rockpack_core instrumented with
 # ASan+UBSan and coverage (CMakeLists.txt, ROCKPACK_FUZZ), and runs them over the checked-in seed
-# corpus fuzz/corpus/<target>/.
+# corpus fuzz/corpus/<target>/. The smoke run then runs the unit tests once more, linked against
+# that same instrumented library, so every unit test case is also checked by ASan+UBSan (leaks too).
 #
 #   tools/fuzz.sh                          the smoke run CI does (tools/test.sh): every target for
-#                                          FUZZ_SECONDS seconds (default 10), FUZZ_JOBS at a time
+#                                          FUZZ_SECONDS seconds (default 10), FUZZ_JOBS at a time,
+#                                          then the unit tests under ASan+UBSan (FUZZ_UNIT=0: skip them)
 #   tools/fuzz.sh --long SECONDS [TARGET]  a longer run on demand: every target, or only TARGET
 #   tools/fuzz.sh --build-only             configure and build, run nothing
 #
@@ -23,6 +25,7 @@ build_dir=${FUZZ_BUILD_DIR:-build-fuzz}
 seconds=${FUZZ_SECONDS:-10}
 jobs=${FUZZ_JOBS:-$(nproc)}
 build_jobs=${FUZZ_BUILD_JOBS:-$(nproc)}
+unit=${FUZZ_UNIT:-1}
 only=""
 mode=smoke
 case "${1:-}" in
@@ -30,6 +33,7 @@ case "${1:-}" in
     mode=long
     seconds=${2:?"usage: tools/fuzz.sh --long SECONDS [TARGET]"}
     only=${3:-}
+    unit=0
     ;;
   --build-only) mode=build ;;
   "") ;;
@@ -48,12 +52,16 @@ if [ ! -f "$build_dir/CMakeCache.txt" ]; then
   command -v ninja >/dev/null && generator=(-G Ninja)
   # -O1 with line tables: the usual fuzzing trade (fast enough to run, cheap to build, and reports
   # that name file and line). No NDEBUG: the library's own assertions (nlohmann/json's) stay on.
-  CC=$cc CXX=$cxx cmake -S . -B "$build_dir" "${generator[@]}" -DROCKPACK_FUZZ=ON -DBUILD_TESTING=OFF \
+  CC=$cc CXX=$cxx cmake -S . -B "$build_dir" "${generator[@]}" -DROCKPACK_FUZZ=ON -DBUILD_TESTING=ON \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" >/dev/null
+elif [ "$unit" = 1 ] && grep -q '^BUILD_TESTING:BOOL=OFF' "$build_dir/CMakeCache.txt"; then
+  cmake -S . -B "$build_dir" -DBUILD_TESTING=ON >/dev/null  # a tree configured before the unit tests ran here
 fi
+build_targets=(fuzz_all)
+[ "$unit" = 1 ] && build_targets+=(rockpack_unit_tests)
 start=$(date +%s)
-cmake --build "$build_dir" -j"$build_jobs" --target fuzz_all
-echo "fuzz: built the targets in $(( $(date +%s) - start ))s"
+cmake --build "$build_dir" -j"$build_jobs" --target "${build_targets[@]}"
+echo "fuzz: built ${build_targets[*]} in $(( $(date +%s) - start ))s"
 [ "$mode" = build ] && exit 0
 
 # --- run -------------------------------------------------------------------------------------------
@@ -122,7 +130,26 @@ for t in "${targets[@]}"; do
   fi
 done
 echo "fuzz: ${#targets[@]} targets x ${seconds}s, $jobs at a time: $(( $(date +%s) - start ))s"
+
+# --- the unit tests under ASan+UBSan ---------------------------------------------------------------
+unit_failed=0
+if [ "$unit" = 1 ]; then
+  start=$(date +%s)
+  unit_log="$runs/unit-tests.log"
+  if "$build_dir/tests/rockpack_unit_tests" --no-intro=true >"$unit_log" 2>&1 &&
+     ! grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$unit_log"; then
+    echo "fuzz: ok unit tests under ASan+UBSan ($(grep -oE '[0-9]+ passed' "$unit_log" | head -1) cases; $(( $(date +%s) - start ))s)"
+  else
+    unit_failed=1
+    echo "fuzz: FAILED the unit tests under ASan+UBSan"
+    grep -E -A40 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:|ERROR:|FAILED' "$unit_log" | head -80 | sed 's/^/    /'
+    echo "    log:    $unit_log"
+    echo "    replay: $build_dir/tests/rockpack_unit_tests [-tc='CASE NAME']"
+  fi
+fi
+
 if [ "$failed" -gt 0 ]; then
   echo "fuzz: $failed target(s) failed; fix the bug, then add the reproducer to fuzz/corpus/<target>/" >&2
   exit 1
 fi
+[ "$unit_failed" = 0 ] || { echo "fuzz: the unit tests failed under ASan+UBSan (above)" >&2; exit 1; }

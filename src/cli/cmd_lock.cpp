@@ -40,7 +40,9 @@ void run_lock(const LockArgs& args) {
   // --update NAME...: the lock there is the starting point; everything not named keeps its pin (the
   // base its digest). --update alone, or no lock yet, resolves everything again.
   std::optional<LockFile> previous;
-  StepRunOptions steps{.mode = StepMode::kResolve, .store = &store};
+  StepRunOptions steps;
+  steps.mode = StepMode::kResolve;
+  steps.store = &store;
   steps.downloads.verify_tls = !args.insecure_downloads;
   if (args.update && !args.update_names.empty()) {
     previous = read_lock_file(path);

@@ -17,7 +17,9 @@ struct ValidateArgs {
 };
 
 void run_validate(const ValidateArgs& args) {
-  BuildPlan plan = load_and_plan(args.recipe, args.set, {}, {}, {StepMode::kOffline, nullptr, {}, {}}, args.allow_paths).plan;
+  StepRunOptions offline;
+  offline.mode = StepMode::kOffline;
+  BuildPlan plan = load_and_plan(args.recipe, args.set, {}, {}, offline, args.allow_paths).plan;
   size_t entries = 0;
   uint64_t bytes = 0;
   for (const auto& l : plan.layers) {

@@ -11,7 +11,9 @@ namespace {
 
 // A layer planned without its contents: the python step in StepMode::kResolve lists package layers
 // it has not downloaded yet.
-bool contents_known(const LayerPlan& layer) { return !layer.entries.empty() || layer.step != "python" && layer.step != "rocm"; }
+bool contents_known(const LayerPlan& layer) {
+  return !layer.entries.empty() || (layer.step != "python" && layer.step != "rocm");
+}
 
 std::string short_digest(const std::string& digest) { return digest.size() > 19 ? digest.substr(0, 19) : digest; }
 

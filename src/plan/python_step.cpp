@@ -7,6 +7,8 @@
 #include <map>
 #include <set>
 
+#include "assemble/store_archives.hpp"
+#include "fetch/store_fetcher.hpp"
 #include "image/rootfs_view.hpp"
 #include "plan/lock_plan.hpp"
 #include "net/url.hpp"
@@ -257,7 +259,8 @@ PlannedInterpreter plan_interpreter(const StepContext& context, const recipe::Py
     DownloadJob job{s.path ? file_url(*s.path) : s.url, s.sha256, {}, "the standalone Python archive"};
     std::string archive_name = job.url.substr(job.url.find_last_of('/') + 1);
     DownloadResult got = download_all(store, {job}, context.downloads).front();
-    entries = python::standalone_entries(store, got.digest, archive_name, s.prefix, s.strip, s.where.str());
+    auto archive = open_store_archive(store, got.digest, archive_name);
+    entries = python::standalone_entries(*archive, archive_name, s.prefix, s.strip, s.where.str());
     path = s.prefix + "/bin/python3";
     out.standalone = {{"url", net::redact_url(job.url)}, {"sha256", s.sha256}, {"prefix", s.prefix}};
     out.standalone_bin = s.prefix + "/bin";
@@ -339,7 +342,8 @@ std::unique_ptr<python::PackageFinder> make_finder(const StepContext& context, c
   finder_options.strategy = py.index_strategy == recipe::IndexStrategy::kUnsafeBestMatch
                                 ? python::IndexStrategy::kUnsafeBestMatch
                                 : python::IndexStrategy::kFirstIndex;
-  finder_options.store = context.store;
+  finder_options.records = context.store;
+  if (context.store) finder_options.fetcher = std::make_shared<StoreFileFetcher>(*context.store, context.downloads);
   finder_options.native_sdist = additions.native_sdist;
   finder_options.client.verify_tls = context.downloads.verify_tls;
   finder_options.remote.verify_tls = context.downloads.verify_tls;

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <set>
 
+#include "assemble/store_archives.hpp"
+#include "fetch/store_fetcher.hpp"
 #include "image/rootfs_view.hpp"
 #include "plan/lock_plan.hpp"
 #include "plan/python_step.hpp"
@@ -216,8 +218,8 @@ StepOutput RocmStep::plan(const StepContext& context) const {
   therock::RocmPackageOptions package_options;
   package_options.targets = rocm.targets;
   package_options.families_from_indexes = indexes.urls.size() > 1;
-  package_options.downloads = context.downloads;
-  auto package = std::make_shared<therock::RocmPackage>(store, package_options);
+  package_options.fetcher = std::make_shared<StoreFileFetcher>(store, context.downloads);
+  auto package = std::make_shared<therock::RocmPackage>(package_options);
   std::optional<therock::IndexLayout> layout = indexes.layout;
   if (!layout && pinned) layout = pinned->layout;
   if (!layout) {
@@ -248,7 +250,8 @@ StepOutput RocmStep::plan(const StepContext& context) const {
   therock::DevelExpansion expansion;
   if (rocm.expand_devel) {
     additions.after_install = [&](std::vector<python::InstalledWheel>& wheels, const python::InstallScheme& scheme) {
-      expansion = therock::expand_devel(store, wheels, scheme.purelib.substr(1));
+      StoreArchiveOpener archives(store);
+      expansion = therock::expand_devel(archives, wheels, scheme.purelib.substr(1));
     };
   }
   PythonStepResult python = plan_python(context, *recipe.python, additions);

@@ -12,7 +12,6 @@
 #include "python/text.hpp"
 #include "net/url.hpp"
 #include "python/wheel_archive.hpp"
-#include "store/content_store.hpp"
 #include "util/digest.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
@@ -331,51 +330,13 @@ const PackageFinder::FileChoice& PackageFinder::choice(const std::string& name, 
   return it->second;
 }
 
-namespace {
-// A store blob written by one attempt of a retried GET: each attempt starts a fresh blob.
-class RetryableBlobSink final : public ByteSink {
- public:
-  explicit RetryableBlobSink(ContentStore& store) : store_(store) {}
-  void restart() { writer_ = store_.begin_blob(); }
-  void write(const void* data, size_t size) override {
-    if (!writer_) restart();
-    writer_->write(data, size);
-  }
-  using ByteSink::write;
-  std::string commit(const std::string& expected) {
-    if (!writer_) restart();
-    return writer_->commit(expected);
-  }
-
- private:
-  ContentStore& store_;
-  std::unique_ptr<ContentStore::BlobWriter> writer_;
-};
-}  // namespace
-
 std::string PackageFinder::metadata_of_downloaded_wheel(const DistFile& f, const net::Headers& headers,
                                                         const std::string& shown, const std::string& name) {
   spdlog::info("index: {} serves neither byte ranges nor .metadata files; downloading {} whole to read its metadata",
                net::redact_url(f.url), f.filename);
-  RetryableBlobSink sink(*options_.store);
-  net::HttpRequest request;
-  request.url = net::redact_credentials(f.url);
-  request.headers = headers;
-  request.sink = &sink;
-  request.before_sink = [&sink](long) { sink.restart(); };
-  request.max_body = 1 << 20;  // error bodies only
-  request.verify_tls = options_.client.verify_tls;
-  net::HttpResponse response = net::perform_with_retry(request, options_.client.retry);
-  if (!response.ok())
-    throw Error(shown + ": HTTP " + std::to_string(response.status) + " while downloading the wheel");
-  std::string digest;
-  try {
-    digest = sink.commit(f.sha256 ? "sha256:" + *f.sha256 : "");
-  } catch (const DigestMismatch& e) {
-    throw Error(shown + " has sha256 " + digest_hex(e.actual()) + ", but the index says " + *f.sha256,
-                "the file changed on the server or the index is wrong; nothing from it was installed");
-  }
-  auto archive = WheelArchive::open(options_.store->blob_path(digest), f.filename);
+  // The fetcher names the file and its expected sha256 when the bytes do not match.
+  fs::path wheel = options_.fetcher->fetch({net::redact_credentials(f.url), f.sha256.value_or(""), headers, shown});
+  auto archive = WheelArchive::open(wheel, f.filename);
   const ZipMember* member = find_metadata_member(archive->members(), name);
   if (!member) throw InputError(shown + ": no (unique) *.dist-info/METADATA member", "the wheel is damaged");
   return archive->read_member(*member, kMaxMetadataSize);
@@ -383,8 +344,8 @@ std::string PackageFinder::metadata_of_downloaded_wheel(const DistFile& f, const
 
 std::string PackageFinder::metadata_text(const std::string& name, const FileChoice& c) {
   const DistFile& f = c.file;
-  if (options_.store && f.sha256) {
-    if (auto record = options_.store->get_record("wheel-metadata", *f.sha256); record && record->contains("metadata"))
+  if (options_.records && f.sha256) {
+    if (auto record = options_.records->get_record("wheel-metadata", *f.sha256); record && record->contains("metadata"))
       return (*record)["metadata"].get<std::string>();
   }
   const std::string shown = f.filename + " (" + c.origin + ")";
@@ -443,7 +404,7 @@ std::string PackageFinder::metadata_text(const std::string& name, const FileChoi
       } catch (const WholeWheelNeeded&) {
         // Like pip and uv: the wheel is downloaded whole (into the store, where the install
         // step finds it by its sha256) and its metadata read there.
-        if (!options_.store) throw;
+        if (!options_.fetcher) throw;
         text = metadata_of_downloaded_wheel(f, headers, shown, name);
       } catch (...) {
         if (c.index) c.index->add_metadata_stats(stats.requests, stats.bytes);
@@ -458,7 +419,7 @@ std::string PackageFinder::metadata_text(const std::string& name, const FileChoi
       }
     }
   }
-  if (options_.store && f.sha256) options_.store->put_record("wheel-metadata", *f.sha256, {{"metadata", text}});
+  if (options_.records && f.sha256) options_.records->put_record("wheel-metadata", *f.sha256, {{"metadata", text}});
   return text;
 }
 

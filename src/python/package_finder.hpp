@@ -9,8 +9,9 @@
 // left for a version, the one with the best tag wins. A project whose every file is rejected is an
 // rp::InputError that lists each file and why.
 //
-// Dependencies come from, in order: the content store's record for the wheel's sha256, the PEP 658
-// `.metadata` file, HTTP range requests into the remote wheel, or the local file.
+// Dependencies come from, in order: the record cache's entry for the wheel's sha256, the PEP 658
+// `.metadata` file, HTTP range requests into the remote wheel, the local file, or the wheel
+// downloaded whole.
 #include <map>
 #include <memory>
 #include <mutex>
@@ -19,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "net/file_fetcher.hpp"
 #include "net/http.hpp"
 #include "python/index_client.hpp"
 #include "python/native_sdist.hpp"
@@ -26,9 +28,7 @@
 #include "python/resolver.hpp"
 #include "python/wheel_filename.hpp"
 
-namespace rp {
-class ContentStore;
-}
+#include "util/record_cache.hpp"
 
 namespace rp::python {
 
@@ -36,7 +36,10 @@ struct FinderOptions {
   std::vector<IndexSource> indexes;      // in priority order
   std::vector<std::string> find_links;   // directories or URLs of flat pages
   IndexStrategy strategy = IndexStrategy::kFirstIndex;
-  ContentStore* store = nullptr;         // caches metadata as "wheel-metadata" records; may be null
+  const RecordCache* records = nullptr;  // caches metadata as "wheel-metadata" records; may be null
+  // Downloads a wheel whole when its metadata can be read no other way (no byte ranges, no PEP 658);
+  // may be null, and then such a wheel is an error.
+  std::shared_ptr<net::FileFetcher> fetcher;
   bool require_hashes = true;            // false: a wheel without any sha256 is accepted (tests, trusted mirrors)
   IndexClientOptions client;
   RemoteReadOptions remote;
@@ -95,8 +98,9 @@ class PackageFinder final : public ResolverProvider {
   Project collect(const std::string& name);
   const FileChoice& choice(const std::string& name, const Candidate& candidate);
   std::string metadata_text(const std::string& name, const FileChoice& file);
-  // Downloads the wheel whole into the store (verified against the index's sha256 when it gave
-  // one) and reads its METADATA there: for servers without byte ranges and PEP 658.
+  // Downloads the wheel whole through the fetcher (verified against the index's sha256 when it
+  // gave one; the build's fetcher keeps it in the store, where the install step finds it) and reads
+  // its METADATA there: for servers without byte ranges and PEP 658.
   std::string metadata_of_downloaded_wheel(const DistFile& f, const net::Headers& headers, const std::string& shown,
                                            const std::string& name);
 

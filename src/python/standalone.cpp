@@ -2,8 +2,6 @@
 
 #include <memory>
 
-#include "assemble/tar_index.hpp"
-#include "assemble/tar_member_content.hpp"
 #include "util/error.hpp"
 
 namespace rp::python {
@@ -27,8 +25,8 @@ std::optional<std::string> path_below(const std::string& member, const std::stri
 
 }  // namespace
 
-std::vector<Entry> standalone_entries(ContentStore& store, const std::string& archive_digest,
-                                      const std::string& archive_name, const std::string& prefix,
+std::vector<Entry> standalone_entries(const MemberArchive& archive, const std::string& archive_name,
+                                      const std::string& prefix,
                                       const std::string& strip_dir, const std::string& origin) {
   if (prefix.empty() || prefix.front() != '/')
     throw InputError(origin + ": the prefix '" + prefix + "' is not an absolute path", "write it as /opt/python");
@@ -39,10 +37,9 @@ std::vector<Entry> standalone_entries(ContentStore& store, const std::string& ar
   if (strip.empty() || strip.front() == '/' || strip.find("..") != std::string::npos)
     throw InputError(origin + ": strip '" + strip_dir + "' must name the archive's top directory", "e.g. strip: python");
 
-  TarIndex index = load_tar_index(store, archive_digest, archive_name);
   std::vector<Entry> out;
-  out.reserve(index.members.size());
-  for (const auto& m : index.members) {
+  out.reserve(archive.members().size());
+  for (const auto& m : archive.members()) {
     auto rel = path_below(m.path, strip, archive_name, origin);
     if (!rel)
       throw InputError(origin + ": " + archive_name + " has '" + m.path + "' outside its top directory '" + strip + "/'",
@@ -56,8 +53,7 @@ std::vector<Entry> standalone_entries(ContentStore& store, const std::string& ar
     e.origin = origin;
     switch (m.type) {
       case EntryType::kFile:
-        e.content = std::make_shared<TarMemberContent>(store, index.tar_digest, m.offset, m.size, archive_digest,
-                                                       archive_name, m.path);
+        e.content = archive.content(m);
         break;
       case EntryType::kSymlink:
         if (m.link_target.empty())

@@ -5,18 +5,17 @@
 #include <vector>
 
 #include "entries/entry.hpp"
-#include "store/content_store.hpp"
+#include "entries/member_archive.hpp"
 
 namespace rp::python {
 
 // The archive's members under `strip`/ as entries under `prefix` (absolute, "/opt/python"), file
-// contents streamed from the archive (decompressed once into the store; the member index is a
-// cached store record). `archive_digest` is the verified blob of the archive in `store`;
-// `archive_name` names it in messages. Symlinks are kept as written; hardlinks are moved under the
-// prefix with their targets. Members outside `strip`/, with ".." or absolute paths, or hardlinks
-// to outside `strip`/ are an rp::InputError. The store must outlive the entries.
-std::vector<Entry> standalone_entries(ContentStore& store, const std::string& archive_digest,
-                                      const std::string& archive_name, const std::string& prefix,
+// contents streamed from `archive` (the verified download, indexed by the caller); `archive_name`
+// names it in messages. Symlinks are kept as written; hardlinks are moved under the prefix with
+// their targets. Members outside `strip`/, with ".." or absolute paths, or hardlinks to outside
+// `strip`/ are an rp::InputError. The archive's contents must outlive the entries.
+std::vector<Entry> standalone_entries(const MemberArchive& archive, const std::string& archive_name,
+                                      const std::string& prefix,
                                       const std::string& strip, const std::string& origin);
 
 }  // namespace rp::python

@@ -37,20 +37,24 @@ void ZipMemberContent::write_with_deflate(ByteSink& sink, ByteSink& deflated) co
                 hashing.count());
 }
 
+std::string ZipMemberContent::with_check_mark(std::string key) const {
+  return check_ ? "record-checked:" + key : key;
+}
+
 std::string ZipMemberContent::content_key() const {
-  if (!wheel_digest_.empty()) return "wheel-member:" + wheel_digest_ + ":" + member_.name;
+  if (!wheel_digest_.empty()) return with_check_mark("wheel-member:" + wheel_digest_ + ":" + member_.name);
   if (key_.empty()) {
     HashingSink hashing;
     archive_->stream_member(member_, hashing);
     key_ = hashing.finish_digest();
   }
-  return key_;
+  return with_check_mark(key_);
 }
 
 std::string ZipMemberContent::quick_key() const {
   if (!wheel_digest_.empty()) return content_key();
-  return "wheel-member:" + archive_->file_identity() + ":" + std::to_string(member_.local_header_offset) + ":" +
-         std::to_string(member_.crc32) + ":" + std::to_string(member_.uncompressed_size);
+  return with_check_mark("wheel-member:" + archive_->file_identity() + ":" + std::to_string(member_.local_header_offset) +
+                         ":" + std::to_string(member_.crc32) + ":" + std::to_string(member_.uncompressed_size));
 }
 
 }  // namespace rp::python

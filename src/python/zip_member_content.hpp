@@ -34,6 +34,9 @@ class ZipMemberContent final : public ContentSource {
   void write_to(ByteSink& sink) const override;
   // With a wheel digest: "wheel-member:<wheel digest>:<member name>" (free). Without:
   // "sha256:<hex>" of the uncompressed bytes (computed once, on first use: inflates the member).
+  // A member with a RECORD check has "record-checked:" in front: a layer cached by a build that did
+  // not check its members (a rockpack before the check) is then never taken for a checked one, so
+  // `build --strict` cannot accept unchecked bytes from the layer cache.
   std::string content_key() const override;
   std::string describe() const override { return archive_->display_name() + ":" + member_.name; }
   // The content key when the wheel digest is known; otherwise the wheel file's identity plus the
@@ -45,6 +48,8 @@ class ZipMemberContent final : public ContentSource {
   void write_with_deflate(ByteSink& sink, ByteSink& deflated) const override;
 
  private:
+  std::string with_check_mark(std::string key) const;
+
   std::shared_ptr<const WheelArchive> archive_;
   const ZipMember& member_;
   std::string wheel_digest_;

@@ -91,7 +91,7 @@ std::optional<std::string> yaml_written_problem(std::istream& in, const YamlBoun
 }
 
 std::optional<std::string> yaml_bounds_problem(const YAML::Node& root, const YamlBounds& bounds) {
-  Walk walk{bounds};
+  Walk walk{bounds, 0, 0, std::nullopt};
   walk.visit(root, 0);
   return walk.problem;
 }

@@ -16,6 +16,7 @@
 #include "util/digest.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
+#include "util/record_cache.hpp"
 
 namespace rp {
 
@@ -35,7 +36,7 @@ class DigestMismatch : public Error {
   std::string actual_;
 };
 
-class ContentStore {
+class ContentStore final : public RecordCache {
  public:
   explicit ContentStore(fs::path root);
   ~ContentStore();
@@ -87,9 +88,10 @@ class ContentStore {
   // removed and false returned, so a caller can make it anew instead of failing later.
   bool verify(const std::string& digest) const;
 
-  // Small JSON records by kind and key: the layer cache and, later, resolution caches.
-  std::optional<nlohmann::json> get_record(const std::string& kind, const std::string& key) const;
-  void put_record(const std::string& kind, const std::string& key, const nlohmann::json& value) const;
+  // Small JSON records by kind and key (util/record_cache.hpp): the layer cache, archive indexes,
+  // wheel metadata.
+  std::optional<nlohmann::json> get_record(const std::string& kind, const std::string& key) const override;
+  void put_record(const std::string& kind, const std::string& key, const nlohmann::json& value) const override;
 
  private:
   // Removes the temporaries of builds that are gone (killed): by pid and by their owner lock.

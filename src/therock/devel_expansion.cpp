@@ -11,8 +11,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "assemble/tar_index.hpp"
-#include "assemble/tar_member_content.hpp"
 #include "python/wheel_record.hpp"
 #include "util/error.hpp"
 
@@ -23,8 +21,6 @@ namespace {
 using python::InstalledWheel;
 
 constexpr const char* kDevelRoot = "_rocm_sdk_devel";
-constexpr const char* kRecordKind = "therock-devel-tar";
-constexpr int kRecordVersion = 1;
 // The kernel's own limit on symlinks followed while resolving one path: enough for any real chain,
 // and it ends a loop.
 constexpr int kMaxLinkHops = 40;
@@ -156,41 +152,6 @@ class ImageTree {
   std::map<std::string, Slot> by_path_;
 };
 
-// The tarball as a plain tar in the store, and its member index. The record keyed by the
-// tarball's content key lets a warm build skip both the copy and the scan.
-struct DevelTar {
-  std::string archive_digest;  // the tarball's bytes as shipped (names the members in cache keys)
-  TarIndex index;
-};
-
-DevelTar load_devel_tar(ContentStore& store, const ContentSource& tarball, bool compressed, const std::string& what) {
-  std::string key = tarball.content_key();
-  if (auto record = store.get_record(kRecordKind, key)) {
-    try {
-      if (record->at("version").get<int>() == kRecordVersion) {
-        DevelTar cached{record->at("archive").get<std::string>(), TarIndex::from_json(record->at("index"))};
-        if (store.contains(cached.index.tar_digest)) return cached;
-      }
-    } catch (const std::exception&) {
-      // A damaged or older record: copy and index again below.
-    }
-  }
-  auto writer = store.begin_blob();
-  tarball.write_to(*writer);
-  DevelTar tar;
-  tar.archive_digest = writer->commit();
-  if (compressed) {
-    tar.index = load_tar_index(store, tar.archive_digest, what);
-  } else {
-    // Already a plain tar: index the copy itself rather than letting load_tar_index copy it again.
-    tar.index.tar_digest = tar.archive_digest;
-    tar.index.members = index_plain_tar(store.blob_path(tar.archive_digest), what);
-  }
-  store.put_record(kRecordKind, key,
-                   {{"version", kRecordVersion}, {"archive", tar.archive_digest}, {"index", tar.index.to_json()}});
-  return tar;
-}
-
 // Rewrites `wheel`'s RECORD without the rows for `removed` and with a `path,,` row for each of
 // `added` (image paths), and keeps `files` in step, as pip does for files it did not unpack itself.
 void update_record(InstalledWheel& wheel, const std::set<std::string>& removed, const std::vector<std::string>& added) {
@@ -231,7 +192,6 @@ std::string member_image_path(const std::string& name, const std::string& site, 
 }
 
 struct Expander {
-  ContentStore& store;
   std::vector<InstalledWheel>& wheels;
   std::string site;
   ImageTree tree;
@@ -239,8 +199,7 @@ struct Expander {
   std::set<std::string> link_paths;     // every new symlink or hardlink, resolved at the end
   std::map<std::string, size_t> added;  // every new file or link -> the wheel whose RECORD lists it
 
-  Expander(ContentStore& st, std::vector<InstalledWheel>& w, std::string s)
-      : store(st), wheels(w), site(std::move(s)), tree(w) {}
+  Expander(std::vector<InstalledWheel>& w, std::string s) : wheels(w), site(std::move(s)), tree(w) {}
 
   // Replacing is allowed only for what the expansion itself added (a later tar member of the same
   // name, or a device link over a devel member), as unpacking over it would do.
@@ -251,7 +210,7 @@ struct Expander {
                      "the ROCm wheels do not fit together; use one version of every rocm-sdk package");
   }
 
-  void add_member(size_t devel, const TarIndexMember& m, const DevelTar& tar, const std::string& what) {
+  void add_member(size_t devel, const TarIndexMember& m, const MemberArchive& tar, const std::string& what) {
     Entry e;
     e.path = member_image_path(m.path, site, what);
     e.origin = wheels[devel].filename;
@@ -271,8 +230,7 @@ struct Expander {
     e.type = m.type;
     if (m.type == EntryType::kFile) {
       e.mode = (m.mode & 0111) ? 0755 : 0644;  // as `rocm-sdk init` writes them
-      e.content = std::make_shared<TarMemberContent>(store, tar.index.tar_digest, m.offset, m.size,
-                                                     tar.archive_digest, what, m.path);
+      e.content = tar.content(m);
       ++result.files;
     } else {
       e.mode = 0777;
@@ -367,7 +325,7 @@ struct Expander {
 
 }  // namespace
 
-DevelExpansion expand_devel(ContentStore& store, std::vector<InstalledWheel>& wheels, const std::string& site_packages) {
+DevelExpansion expand_devel(const ArchiveOpener& archives, std::vector<InstalledWheel>& wheels, const std::string& site_packages) {
   std::string site = normalize_image_path(site_packages, "site-packages");
   auto devel_it = std::find_if(wheels.begin(), wheels.end(),
                                [](const InstalledWheel& w) { return w.normalized_name == "rocm-sdk-devel"; });
@@ -377,7 +335,6 @@ DevelExpansion expand_devel(ContentStore& store, std::vector<InstalledWheel>& wh
   // Take the tarball out of the wheel: the image gets the tree instead.
   std::shared_ptr<const ContentSource> tarball;
   std::string tarball_path;
-  bool compressed = false;
   auto& entries = wheels[devel].entries;
   for (const char* name : {"_devel.tar", "_devel.tar.xz"}) {
     std::string path = site + "/rocm_sdk_devel/" + name;
@@ -386,16 +343,15 @@ DevelExpansion expand_devel(ContentStore& store, std::vector<InstalledWheel>& wh
     if (it == entries.end()) continue;
     tarball = it->content;
     tarball_path = path;
-    compressed = std::string(name).ends_with(".xz");
     entries.erase(it);
     break;
   }
   if (!tarball) return {};
   std::string what = wheels[devel].filename + ":" + tarball_path.substr(site.size() + 1);
-  DevelTar tar = load_devel_tar(store, *tarball, compressed, what);
+  std::unique_ptr<MemberArchive> tar = archives.open(*tarball, what);
 
-  Expander x(store, wheels, site);
-  for (const auto& m : tar.index.members) x.add_member(devel, m, tar, what);
+  Expander x(wheels, site);
+  for (const auto& m : tar->members()) x.add_member(devel, m, *tar, what);
 
   // Device links come after the tree, as `rocm-sdk init` makes them; in path order for a stable result.
   std::string links_dir = site + "/_rocm_sdk_libraries/.devel_links/";

@@ -2,7 +2,7 @@
 // `rocm-sdk init` at image build time: TheRock's rocm-sdk-devel wheel ships its development tree as
 // one tarball (`rocm_sdk_devel/_devel.tar`) that the `rocm-sdk` command unpacks on first use. An
 // image should carry the tree already expanded, so this turns the tarball's members into layer
-// entries, streamed from one plain-tar copy in the store (no unpacked copy on disk). Files the
+// entries, streamed from the tarball where the caller keeps it (no unpacked copy on disk). Files the
 // tarball shares with the runtime wheels are symlinks in the tar; like `rocm-sdk init` they become
 // hardlinks, so the image stores each such file once.
 #include <cstddef>
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "python/wheel_installer.hpp"
-#include "store/content_store.hpp"
+#include "entries/member_archive.hpp"
 
 namespace rp::therock {
 
@@ -36,10 +36,10 @@ struct DevelExpansion {
 //    target first), so a file of another wheel may become a hardlink to a `_rocm_sdk_devel/` path.
 //    All of `wheels` must therefore go into ONE layer.
 // Added paths are appended to the RECORD (as `path,,`) and `files` of the wheel they belong to.
-// The tarball is copied (or decompressed) once into the store as a plain tar; the index of its
-// members is kept as a store record keyed by the tarball's content key, so a warm build reads
-// nothing again (give the wheels a digest so that key is free: InstallOptions::wheel_digest).
-DevelExpansion expand_devel(ContentStore& store, std::vector<python::InstalledWheel>& wheels,
+// The tarball is opened through `archives`, which keeps it where its members can stream from (the
+// plan's opener copies it into the store once, keyed by the tarball's content key, so a warm build
+// reads nothing again: give the wheels a digest so that key is free, InstallOptions::wheel_digest).
+DevelExpansion expand_devel(const ArchiveOpener& archives, std::vector<python::InstalledWheel>& wheels,
                             const std::string& site_packages);
 
 }  // namespace rp::therock

@@ -65,9 +65,10 @@ const RocmSdist& RocmPackage::read(const std::filesystem::path& path, const std:
 }
 
 const RocmSdist& RocmPackage::read_sdist(const python::SdistFile& file) {
-  DownloadJob job{file.url, file.sha256, file.headers, "the rocm sdist " + file.filename + " (" + file.origin + ")"};
-  DownloadResult got = download_all(store_, {job}, options_.downloads).front();
-  return read(store_.blob_path(got.digest), file.filename);
+  if (!options_.fetcher) throw Error("internal: the rocm package was given no file fetcher");
+  fs::path path = options_.fetcher->fetch(
+      {file.url, file.sha256, file.headers, "the rocm sdist " + file.filename + " (" + file.origin + ")"});
+  return read(path, file.filename);
 }
 
 std::string RocmPackage::metadata(const python::SdistFile& file) { return metadata_text(read_sdist(file)); }

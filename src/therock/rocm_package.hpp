@@ -5,13 +5,13 @@
 // Requires-Dist, RECORD, INSTALLER, REQUESTED, entry_points.txt and the `rocm-sdk` launcher —
 // as pip would leave it after building the sdist.
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
-#include "fetch/downloader.hpp"
+#include "net/file_fetcher.hpp"
 #include "python/native_sdist.hpp"
-#include "store/content_store.hpp"
 #include "therock/rocm_sdist.hpp"
 
 namespace rp::therock {
@@ -21,12 +21,13 @@ struct RocmPackageOptions {
   // Per-family layout with one index per family: each index's sdist knows only its own family, so
   // the families of all targets count as available.
   bool families_from_indexes = false;
-  DownloadOptions downloads;
+  // Downloads the sdists (checked against their sha256); required.
+  std::shared_ptr<net::FileFetcher> fetcher;
 };
 
 class RocmPackage final : public python::NativeSdist {
  public:
-  RocmPackage(ContentStore& store, RocmPackageOptions options) : store_(store), options_(std::move(options)) {}
+  explicit RocmPackage(RocmPackageOptions options) : options_(std::move(options)) {}
 
   std::string project() const override { return "rocm"; }
   // The core metadata of the sdist `file` (read_sdist).
@@ -34,15 +35,13 @@ class RocmPackage final : public python::NativeSdist {
   python::InstalledWheel install(const std::filesystem::path& path, const python::InstallScheme& scheme,
                                  const python::InstallOptions& options) override;
 
-  // The sdist `file`: downloaded into the store (checked against file.sha256) unless it is there
-  // already, and read once (later calls for the same version return what was read).
+  // The sdist `file`: fetched (checked against file.sha256) and read once (later calls for the same version return what was read).
   const RocmSdist& read_sdist(const python::SdistFile& file);
 
  private:
   const RocmSdist& read(const std::filesystem::path& path, const std::string& filename);
   std::string metadata_text(const RocmSdist& sdist) const;
 
-  ContentStore& store_;
   RocmPackageOptions options_;
   mutable std::mutex mu_;
   std::map<std::string, RocmSdist> read_;  // by version

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "assemble/layer_builder.hpp"
+#include "assemble/store_archives.hpp"
 #include "python/install_plan.hpp"
 #include "python/wheel_installer.hpp"
 #include "test_helpers.hpp"
@@ -191,7 +192,7 @@ TEST_CASE("therock/devel_expansion: the generator's per-family wheels expand lik
   REQUIRE(wheels.size() == 3);  // core, devel, libraries
   rp::ContentStore store(dir.path / "store");
 
-  auto result = rp::therock::expand_devel(store, wheels, kSite);
+  auto result = rp::therock::expand_devel(rp::StoreArchiveOpener(store), wheels, kSite);
   CHECK(result.expanded);
   CHECK(result.files == 9);      // __init__.py, 6 headers, hip-config.cmake, hipcc
   CHECK(result.symlinks == 8);   // 7 launchers and lib/llvm
@@ -272,7 +273,7 @@ TEST_CASE("therock/devel_expansion: multi-arch device links") {
   REQUIRE(wheels.size() == 4);  // core, devel, device-gfx942, libraries
   rp::ContentStore store(dir.path / "store");
 
-  auto result = rp::therock::expand_devel(store, wheels, kSite);
+  auto result = rp::therock::expand_devel(rp::StoreArchiveOpener(store), wheels, kSite);
   CHECK(result.expanded);
   CHECK(result.device_links == 2);
   CHECK(result.hardlinks == 8);  // the 6 of the tree and the 2 device links
@@ -315,7 +316,7 @@ TEST_CASE("therock/devel_expansion: hand-made tarballs") {
     std::vector<InstalledWheel> wheels = {
         hand_wheel("rocm-sdk-devel", {{"rocm_sdk_devel/__init__.py", text("")}, {"rocm_sdk_devel/_devel.tar", tarball}}),
         hand_wheel("rocm-sdk-libraries-gfx94x-dcgpu", {{libs, text("blas")}})};
-    auto result = rp::therock::expand_devel(store, wheels, kSite);
+    auto result = rp::therock::expand_devel(rp::StoreArchiveOpener(store), wheels, kSite);
     CHECK(tarball->reads == 1);
     CHECK(result.files == 2);
     CHECK(result.hardlinks == 2);
@@ -343,7 +344,7 @@ TEST_CASE("therock/devel_expansion: hand-made tarballs") {
     std::vector<InstalledWheel> warm = {
         hand_wheel("rocm-sdk-devel", {{"rocm_sdk_devel/__init__.py", text("")}, {"rocm_sdk_devel/_devel.tar", again}}),
         hand_wheel("rocm-sdk-libraries-gfx94x-dcgpu", {{libs, text("blas")}})};
-    auto warm_result = rp::therock::expand_devel(store, warm, kSite);
+    auto warm_result = rp::therock::expand_devel(rp::StoreArchiveOpener(store), warm, kSite);
     CHECK(again->reads == 0);
     CHECK(warm_result.hardlinks == 2);
     CHECK(read_content(*find_entry(warm, "_rocm_sdk_devel/h")) == "header");
@@ -354,7 +355,7 @@ TEST_CASE("therock/devel_expansion: hand-made tarballs") {
     REQUIRE(tar.substr(0, 5) == "\xFD" "7zXZ");  // really compressed
     std::vector<InstalledWheel> wheels = {
         hand_wheel("rocm-sdk-devel", {{"rocm_sdk_devel/__init__.py", text("")}, {"rocm_sdk_devel/_devel.tar.xz", text(tar)}})};
-    auto result = rp::therock::expand_devel(store, wheels, kSite);
+    auto result = rp::therock::expand_devel(rp::StoreArchiveOpener(store), wheels, kSite);
     CHECK(result.expanded);
     CHECK(find_entry(wheels, "rocm_sdk_devel/_devel.tar.xz") == nullptr);
     CHECK(record_of(wheels[0]).find("_devel.tar.xz") == std::string::npos);
@@ -366,26 +367,26 @@ TEST_CASE("therock/devel_expansion: hand-made tarballs") {
   SUBCASE("members outside the devel tree are refused") {
     for (const char* bad : {"other/x.h", "_rocm_sdk_devel/../x.h", "./_rocm_sdk_devel/x.h"}) {
       std::vector<InstalledWheel> wheels = {devel_wheel(make_tar({{bad, 'f', "x"}}))};
-      CHECK_THROWS_AS(rp::therock::expand_devel(store, wheels, kSite), rp::InputError);
+      CHECK_THROWS_AS(rp::therock::expand_devel(rp::StoreArchiveOpener(store), wheels, kSite), rp::InputError);
     }
     std::vector<InstalledWheel> wheels = {devel_wheel(make_tar({{"_rocm_sdk_devel/h", 'h', "../etc/passwd"}}))};
-    CHECK_THROWS_AS(rp::therock::expand_devel(store, wheels, kSite), rp::InputError);
+    CHECK_THROWS_AS(rp::therock::expand_devel(rp::StoreArchiveOpener(store), wheels, kSite), rp::InputError);
   }
 
   SUBCASE("a member over another wheel's file is refused") {
     std::vector<InstalledWheel> wheels = {devel_wheel(make_tar({{"_rocm_sdk_devel/x", 'f', "a"}})),
                                           hand_wheel("other", {{"_rocm_sdk_devel/x", text("b")}})};
-    CHECK_THROWS_WITH_AS(rp::therock::expand_devel(store, wheels, kSite), doctest::Contains("other-1.0"),
+    CHECK_THROWS_WITH_AS(rp::therock::expand_devel(rp::StoreArchiveOpener(store), wheels, kSite), doctest::Contains("other-1.0"),
                          rp::InputError);
   }
 
   SUBCASE("without a devel wheel or its tarball nothing happens") {
     std::vector<InstalledWheel> none = {hand_wheel("rocm-sdk-core", {{"_rocm_sdk_core/x", text("x")}})};
-    CHECK_FALSE(rp::therock::expand_devel(store, none, kSite).expanded);
+    CHECK_FALSE(rp::therock::expand_devel(rp::StoreArchiveOpener(store), none, kSite).expanded);
     std::vector<InstalledWheel> no_tar = {hand_wheel("rocm-sdk-devel", {{"rocm_sdk_devel/__init__.py", text("")}})};
     size_t before = no_tar[0].entries.size();
     std::string record = record_of(no_tar[0]);
-    CHECK_FALSE(rp::therock::expand_devel(store, no_tar, kSite).expanded);
+    CHECK_FALSE(rp::therock::expand_devel(rp::StoreArchiveOpener(store), no_tar, kSite).expanded);
     CHECK(no_tar[0].entries.size() == before);
     CHECK(record_of(no_tar[0]) == record);
   }
@@ -400,7 +401,7 @@ TEST_CASE("therock/devel_expansion: hand-made tarballs") {
       std::vector<InstalledWheel> wheels = {devel_wheel(make_tar({{"_rocm_sdk_devel/x", 'f', "a"}})),
                                             hand_wheel("rocm-sdk-device-gfx942", {{json_path, text(json)}})};
       const std::string where = "rocm-sdk-device-gfx942-1.0-py3-none-any.whl: /" + kSite + "/" + json_path;
-      CHECK_THROWS_WITH_AS(rp::therock::expand_devel(store, wheels, kSite), doctest::Contains(where.c_str()),
+      CHECK_THROWS_WITH_AS(rp::therock::expand_devel(rp::StoreArchiveOpener(store), wheels, kSite), doctest::Contains(where.c_str()),
                            rp::InputError);
     }
   }

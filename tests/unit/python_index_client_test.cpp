@@ -18,6 +18,7 @@
 #include "net/url.hpp"
 #include "python/index_client.hpp"
 #include "python/package_finder.hpp"
+#include "fetch/store_fetcher.hpp"
 #include "store/content_store.hpp"
 #include "util/digest.hpp"
 #include "util/error.hpp"
@@ -262,7 +263,8 @@ TEST_CASE("python/index: a server that ignores Range") {
   // store (where the install step finds it by its sha256) and its metadata read there, as pip and uv do.
   TempDir store_dir;
   rp::ContentStore store(store_dir.path);
-  options.store = &store;
+  options.records = &store;
+  options.fetcher = std::make_shared<rp::StoreFileFetcher>(store, rp::DownloadOptions{});
   PackageFinder with_store(options, target(), "3.11.2");
   with_store.versions("large");
   CHECK(with_store.dependencies("large", {Version::parse("1.0"), ""}).empty());
@@ -478,7 +480,8 @@ TEST_CASE("python/index: metadata is cached in the content store by wheel sha256
   rp::ContentStore store(store_dir.path);
   auto options = fast_options();
   options.indexes = {{server.url(), false, "", "", {}}};
-  options.store = &store;
+  options.records = &store;
+  options.fetcher = std::make_shared<rp::StoreFileFetcher>(store, rp::DownloadOptions{});
   for (int round = 0; round < 2; ++round) {
     PackageFinder finder(options, target(), "3.11.2");
     finder.versions("demo");

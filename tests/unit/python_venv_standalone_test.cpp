@@ -1,8 +1,10 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 
+#include "assemble/store_archives.hpp"
 #include "assemble/tar_index.hpp"
 #include "image/rootfs_view.hpp"
 #include "image_test_support.hpp"
@@ -10,6 +12,7 @@
 #include "python/standalone.hpp"
 #include "python/venv.hpp"
 #include "test_helpers.hpp"
+#include "util/digest.hpp"
 #include "util/error.hpp"
 
 using namespace rp;
@@ -34,11 +37,13 @@ std::map<std::string, Entry> by_path(const std::vector<Entry>& entries) {
   return out;
 }
 
-std::string content_of(const Entry& e) {
+std::string content_of_source(const rp::ContentSource& source) {
   StringSink sink;
-  e.content->write_to(sink);
+  source.write_to(sink);
   return sink.take();
 }
+
+std::string content_of(const Entry& e) { return content_of_source(*e.content); }
 
 std::string run(const std::string& command) {
   std::string out;
@@ -151,7 +156,8 @@ TEST_CASE("standalone: archive members stream into entries under the prefix, ind
     TempDir dir;
     ContentStore store(dir.path / "store");
     std::string digest = archive_blob(store, standalone_tree(), compression);
-    auto entries = standalone_entries(store, digest, "cpython-3.12.7.tar.gz", "/opt/python", "python", "python.standalone");
+    auto archive = rp::open_store_archive(store, digest, "cpython-3.12.7.tar.gz");
+    auto entries = standalone_entries(*archive, "cpython-3.12.7.tar.gz", "/opt/python", "python", "python.standalone");
     auto m = by_path(entries);
     CHECK(m.at("opt/python").type == EntryType::kDirectory);
     const Entry& exe = m.at("opt/python/bin/python3.12");
@@ -170,8 +176,11 @@ TEST_CASE("standalone: archive members stream into entries under the prefix, ind
     // The index is a store record now: with the archive gone, a warm run still works.
     auto record = store.get_record("tar-index", digest);
     REQUIRE(record);
+    // A plain tar is indexed where it is; a compressed one was decompressed into a blob of its own.
+    CHECK(((*record)["tar"] == digest) == (std::string(compression) == "none"));
     if (std::string(compression) != "none") std::filesystem::remove(store.blob_path(digest));
-    auto again = standalone_entries(store, digest, "cpython-3.12.7.tar.gz", "/opt/python", "python", "s");
+    auto again = standalone_entries(*rp::open_store_archive(store, digest, "cpython-3.12.7.tar.gz"),
+                                    "cpython-3.12.7.tar.gz", "/opt/python", "python", "s");
     CHECK(again.size() == entries.size());
 
     // The caller's next step: read the interpreter from the planned entries.
@@ -187,6 +196,29 @@ TEST_CASE("standalone: archive members stream into entries under the prefix, ind
   }
 }
 
+TEST_CASE("store archives: an archive handed over as bytes is copied into the store once") {
+  TempDir dir;
+  ContentStore store(dir.path / "store");
+  std::string tar = raw_tar(standalone_tree());
+  // The same bytes with a content key the store has never seen: copied, indexed, then found by the key.
+  rp::InlineContent source(tar);
+  rp::StoreArchiveOpener opener(store);
+  auto first = opener.open(source, "devel.tar");
+  auto record = store.get_record("archive-copy", source.content_key());
+  REQUIRE(record);
+  CHECK((*record)["blob"] == rp::sha256_digest(tar));
+  const auto& members = first->members();
+  auto it = std::find_if(members.begin(), members.end(),
+                         [](const rp::TarIndexMember& m) { return m.path == "python/lib/python3.12/os.py"; });
+  REQUIRE(it != members.end());
+  auto content = first->content(*it);
+  CHECK(content_of_source(*content) == "# os");
+  CHECK(content->content_key() == "tar-member:" + rp::sha256_digest(tar) + ":python/lib/python3.12/os.py");
+  // Warm: the record leads to the blob and the index; the result is the same.
+  auto second = opener.open(source, "devel.tar");
+  CHECK(second->members().size() == members.size());
+}
+
 TEST_CASE("standalone: members outside the top directory, unsafe paths and bad archives are InputErrors") {
   TempDir dir;
   ContentStore store(dir.path / "store");
@@ -194,36 +226,36 @@ TEST_CASE("standalone: members outside the top directory, unsafe paths and bad a
     auto tree = standalone_tree();
     tree.push_back(file_entry("README", "x"));
     std::string digest = archive_blob(store, tree, "gzip");
-    CHECK_THROWS_WITH_AS(standalone_entries(store, digest, "a.tar.gz", "/opt/python", "python", "t"),
+    CHECK_THROWS_WITH_AS(standalone_entries(*rp::open_store_archive(store, digest, "a.tar.gz"), "a.tar.gz", "/opt/python", "python", "t"),
                          doctest::Contains("outside its top directory"), InputError);
-    CHECK_THROWS_WITH_AS(standalone_entries(store, digest, "a.tar.gz", "/opt/python", "cpython", "t"),
+    CHECK_THROWS_WITH_AS(standalone_entries(*rp::open_store_archive(store, digest, "a.tar.gz"), "a.tar.gz", "/opt/python", "cpython", "t"),
                          doctest::Contains("outside its top directory"), InputError);
   }
   {
     auto tree = standalone_tree();
     tree.push_back(file_entry("python/../../etc/passwd", "x"));
     std::string digest = archive_blob(store, tree, "none");
-    CHECK_THROWS_WITH_AS(standalone_entries(store, digest, "b.tar", "/opt/python", "python", "t"),
+    CHECK_THROWS_WITH_AS(standalone_entries(*rp::open_store_archive(store, digest, "b.tar"), "b.tar", "/opt/python", "python", "t"),
                          doctest::Contains(".."), InputError);
   }
   {
     auto tree = standalone_tree();
     tree.push_back(hardlink_entry("python/bin/evil", "etc/shadow"));
     std::string digest = archive_blob(store, tree, "none");
-    CHECK_THROWS_WITH_AS(standalone_entries(store, digest, "c.tar", "/opt/python", "python", "t"),
+    CHECK_THROWS_WITH_AS(standalone_entries(*rp::open_store_archive(store, digest, "c.tar"), "c.tar", "/opt/python", "python", "t"),
                          doctest::Contains("hardlink"), InputError);
   }
   {
     std::string digest = store.put(std::string(2048, 'x'));
-    CHECK_THROWS_AS(standalone_entries(store, digest, "d.tar", "/opt/python", "python", "t"), InputError);
+    CHECK_THROWS_AS(standalone_entries(*rp::open_store_archive(store, digest, "d.tar"), "d.tar", "/opt/python", "python", "t"), InputError);
   }
   {
     std::string tar = raw_tar(standalone_tree());
     std::string digest = store.put(tar.substr(0, 1500));  // truncated inside a member
-    CHECK_THROWS_WITH_AS(standalone_entries(store, digest, "e.tar", "/opt/python", "python", "t"),
+    CHECK_THROWS_WITH_AS(standalone_entries(*rp::open_store_archive(store, digest, "e.tar"), "e.tar", "/opt/python", "python", "t"),
                          doctest::Contains("e.tar"), InputError);
   }
-  CHECK_THROWS_AS(standalone_entries(store, store.put("x"), "f.tar", "opt/python", "python", "t"), InputError);
+  CHECK_THROWS_AS(standalone_entries(*rp::open_store_archive(store, store.put("x"), "f.tar"), "f.tar", "opt/python", "python", "t"), InputError);
 }
 
 TEST_CASE("tar index: PAX long names and sizes agree with libarchive's reading") {

@@ -1,0 +1,306 @@
+#include "entries/tar_index.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <optional>
+
+#include "util/error.hpp"
+
+namespace rp {
+
+namespace {
+
+constexpr size_t kBlock = 512;
+constexpr uint64_t kMaxExtendedHeader = 1u << 20;  // PAX records, GNU long names
+constexpr int kRecordVersion = 2;  // 2: owners
+
+uint64_t round_up(uint64_t n) { return (n + kBlock - 1) / kBlock * kBlock; }
+
+class TarFile {
+ public:
+  TarFile(const fs::path& file, std::string what) : what_(std::move(what)) {
+    fd_ = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) throw Error("cannot open " + what_ + ": " + std::strerror(errno));
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0) throw Error("cannot stat " + what_ + ": " + std::strerror(errno));
+    size_ = static_cast<uint64_t>(st.st_size);
+  }
+  ~TarFile() { ::close(fd_); }
+  TarFile(const TarFile&) = delete;
+  TarFile& operator=(const TarFile&) = delete;
+
+  uint64_t size() const { return size_; }
+
+  std::string read_at(uint64_t offset, uint64_t count) const {
+    if (offset > size_ || count > size_ - offset) fail("it is truncated");
+    std::string out(count, '\0');
+    size_t done = 0;
+    while (done < count) {
+      ssize_t n = ::pread(fd_, out.data() + done, count - done, static_cast<off_t>(offset + done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) throw Error("cannot read " + what_ + ": " + (n < 0 ? std::strerror(errno) : "unexpected end"));
+      done += static_cast<size_t>(n);
+    }
+    return out;
+  }
+
+  [[noreturn]] void fail(const std::string& why) const {
+    throw InputError(what_ + " is not a valid tar archive: " + why, "check the archive, or download it again");
+  }
+
+ private:
+  std::string what_;
+  int fd_ = -1;
+  uint64_t size_ = 0;
+};
+
+// A NUL-terminated field of at most `n` bytes.
+std::string text_field(const char* p, size_t n) {
+  size_t len = 0;
+  while (len < n && p[len] != '\0') ++len;
+  return std::string(p, len);
+}
+
+// Octal (space/NUL padded) or GNU base-256 (high bit of the first byte set).
+std::optional<uint64_t> number_field(const char* p, size_t n) {
+  const auto* u = reinterpret_cast<const unsigned char*>(p);
+  if (u[0] & 0x80) {
+    if (u[0] != 0x80) return std::nullopt;  // negative
+    uint64_t v = 0;
+    for (size_t i = 1; i < n; ++i) {
+      if (v >> 56) return std::nullopt;
+      v = (v << 8) | u[i];
+    }
+    return v;
+  }
+  size_t i = 0;
+  while (i < n && (p[i] == ' ' || p[i] == '\0')) ++i;
+  uint64_t v = 0;
+  bool any = false;
+  for (; i < n && p[i] >= '0' && p[i] <= '7'; ++i) {
+    if (v >> 60) return std::nullopt;
+    v = v * 8 + static_cast<uint64_t>(p[i] - '0');
+    any = true;
+  }
+  for (; i < n; ++i)
+    if (p[i] != ' ' && p[i] != '\0') return std::nullopt;
+  return any ? v : 0;
+}
+
+bool checksum_ok(const char* h) {
+  auto stored = number_field(h + 148, 8);
+  if (!stored) return false;
+  uint64_t sum = 0;
+  for (size_t i = 0; i < kBlock; ++i)
+    sum += (i >= 148 && i < 156) ? ' ' : static_cast<unsigned char>(h[i]);
+  return sum == *stored;
+}
+
+// PAX records: "<len> <key>=<value>\n".
+// Owner fields a PAX header may override.
+struct PaxOwner {
+  std::optional<uint64_t> uid, gid;
+  std::optional<std::string> uname, gname;
+};
+
+void apply_pax(const std::string& data, std::optional<std::string>& path, std::optional<std::string>& link,
+               uint64_t& size, bool& has_size, PaxOwner& owner, const TarFile& tar) {
+  size_t pos = 0;
+  while (pos < data.size()) {
+    if (data[pos] == '\0') break;  // padding some writers leave
+    size_t space = data.find(' ', pos);
+    if (space == std::string::npos || space == pos || space - pos > 20) tar.fail("malformed PAX record");
+    uint64_t len = 0;
+    for (size_t i = pos; i < space; ++i) {
+      if (data[i] < '0' || data[i] > '9') tar.fail("malformed PAX record length");
+      len = len * 10 + static_cast<uint64_t>(data[i] - '0');
+    }
+    if (len <= space - pos + 2 || len > data.size() - pos || data[pos + len - 1] != '\n') tar.fail("malformed PAX record");
+    std::string record = data.substr(space + 1, pos + len - 1 - (space + 1));
+    size_t eq = record.find('=');
+    if (eq == std::string::npos) tar.fail("PAX record without '='");
+    std::string key = record.substr(0, eq), value = record.substr(eq + 1);
+    if (key == "path") path = value;
+    else if (key == "linkpath") link = value;
+    else if (key == "size") {
+      uint64_t s = 0;
+      if (value.empty() || value.size() > 19) tar.fail("malformed PAX size");
+      for (char c : value) {
+        if (c < '0' || c > '9') tar.fail("malformed PAX size");
+        s = s * 10 + static_cast<uint64_t>(c - '0');
+      }
+      size = s;
+      has_size = true;
+    } else if (key == "uid" || key == "gid") {
+      uint64_t v = 0;
+      if (value.empty() || value.size() > 10) tar.fail("malformed PAX " + key);
+      for (char c : value) {
+        if (c < '0' || c > '9') tar.fail("malformed PAX " + key);
+        v = v * 10 + static_cast<uint64_t>(c - '0');
+      }
+      (key == "uid" ? owner.uid : owner.gid) = v;
+    } else if (key == "uname") {
+      owner.uname = value;
+    } else if (key == "gname") {
+      owner.gname = value;
+    } else if (key.rfind("GNU.sparse.", 0) == 0) {
+      tar.fail("sparse files are not supported");
+    }
+    pos += len;
+  }
+}
+
+const char* type_word(EntryType t) {
+  switch (t) {
+    case EntryType::kFile: return "file";
+    case EntryType::kDirectory: return "dir";
+    case EntryType::kSymlink: return "symlink";
+    case EntryType::kHardlink: return "hardlink";
+  }
+  return "file";
+}
+
+EntryType type_from_word(const std::string& w) {
+  if (w == "file") return EntryType::kFile;
+  if (w == "dir") return EntryType::kDirectory;
+  if (w == "symlink") return EntryType::kSymlink;
+  if (w == "hardlink") return EntryType::kHardlink;
+  throw Error("malformed tar index record: unknown type '" + w + "'");
+}
+
+}  // namespace
+
+std::vector<TarIndexMember> index_plain_tar(const fs::path& file, const std::string& what) {
+  TarFile tar(file, what);
+  std::vector<TarIndexMember> out;
+  std::optional<std::string> next_path, next_link;
+  uint64_t next_size = 0;  // from a PAX "size" record, when has_next_size
+  bool has_next_size = false;
+  PaxOwner next_owner;
+  uint64_t pos = 0;
+  for (;;) {
+    if (pos + kBlock > tar.size()) {
+      if (pos == tar.size() && !out.empty()) break;  // no end blocks: accepted, as GNU tar does
+      tar.fail("it is truncated");
+    }
+    std::string header = tar.read_at(pos, kBlock);
+    const char* h = header.data();
+    if (header.find_first_not_of('\0') == std::string::npos) break;  // end of archive
+    if (!checksum_ok(h)) tar.fail("bad header checksum at offset " + std::to_string(pos));
+    auto size_field = number_field(h + 124, 12);
+    if (!size_field) tar.fail("bad size field at offset " + std::to_string(pos));
+    char type = h[156];
+    uint64_t data_offset = pos + kBlock;
+    bool extension = type == 'x' || type == 'g' || type == 'L' || type == 'K';
+    uint64_t stored = has_next_size && !extension ? next_size : *size_field;
+    if (stored > tar.size() - std::min(tar.size(), data_offset)) tar.fail("member data runs past the end");
+    uint64_t next = data_offset + round_up(stored);
+
+    if (extension) {
+      if (stored > kMaxExtendedHeader) tar.fail("extended header too large");
+      std::string data = tar.read_at(data_offset, stored);
+      if (type == 'x') {
+        apply_pax(data, next_path, next_link, next_size, has_next_size, next_owner, tar);
+      } else if (type == 'L') {
+        next_path = text_field(data.data(), data.size());
+      } else if (type == 'K') {
+        next_link = text_field(data.data(), data.size());
+      }  // 'g' (global PAX) carries nothing an image needs
+      pos = next;
+      continue;
+    }
+
+    TarIndexMember m;
+    std::string name = text_field(h, 100);
+    if (std::memcmp(h + 257, "ustar\0", 6) == 0) {  // POSIX ustar: a prefix field for long names
+      std::string prefix = text_field(h + 345, 155);
+      if (!prefix.empty()) name = prefix + "/" + name;
+    }
+    m.path = next_path.value_or(name);
+    m.link_target = next_link.value_or(text_field(h + 157, 100));
+    auto mode = number_field(h + 100, 8);
+    if (!mode) tar.fail("bad mode field for " + m.path);
+    m.mode = static_cast<uint32_t>(*mode & 07777);
+    auto uid = number_field(h + 108, 8), gid = number_field(h + 116, 8);
+    if (!uid || !gid || *uid > 0xffffffffu || *gid > 0xffffffffu) tar.fail("bad owner fields for " + m.path);
+    m.uid = static_cast<uint32_t>(next_owner.uid.value_or(*uid) & 0xffffffffu);
+    m.gid = static_cast<uint32_t>(next_owner.gid.value_or(*gid) & 0xffffffffu);
+    if (std::memcmp(h + 257, "ustar", 5) == 0) {
+      m.uname = text_field(h + 265, 32);
+      m.gname = text_field(h + 297, 32);
+    }
+    if (next_owner.uname) m.uname = *next_owner.uname;
+    if (next_owner.gname) m.gname = *next_owner.gname;
+    switch (type) {
+      case '0': case '\0': case '7': m.type = EntryType::kFile; break;
+      case '1': m.type = EntryType::kHardlink; break;
+      case '2': m.type = EntryType::kSymlink; break;
+      case '5': m.type = EntryType::kDirectory; break;
+      case 'S': tar.fail("sparse member " + m.path + " is not supported");
+      default: tar.fail("member " + m.path + " has the unsupported type '" + std::string(1, type) + "'");
+    }
+    if (m.type == EntryType::kFile) {
+      m.size = stored;
+      m.offset = data_offset;
+    }
+    if (m.type != EntryType::kSymlink && m.type != EntryType::kHardlink) m.link_target.clear();
+    if (m.path.empty()) tar.fail("member with an empty name at offset " + std::to_string(pos));
+    out.push_back(std::move(m));
+    next_path.reset();
+    next_link.reset();
+    has_next_size = false;
+    next_owner = PaxOwner();
+    pos = next;
+  }
+  return out;
+}
+
+nlohmann::json TarIndex::to_json() const {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& m : members) {
+    nlohmann::json j = {{"path", m.path}, {"type", type_word(m.type)}, {"mode", m.mode}};
+    if (m.type == EntryType::kFile) {
+      j["size"] = m.size;
+      j["offset"] = m.offset;
+    }
+    if (!m.link_target.empty()) j["link"] = m.link_target;
+    if (m.uid) j["uid"] = m.uid;
+    if (m.gid) j["gid"] = m.gid;
+    if (!m.uname.empty()) j["uname"] = m.uname;
+    if (!m.gname.empty()) j["gname"] = m.gname;
+    list.push_back(std::move(j));
+  }
+  return {{"version", kRecordVersion}, {"tar", tar_digest}, {"members", std::move(list)}};
+}
+
+TarIndex TarIndex::from_json(const nlohmann::json& j) {
+  try {
+    if (j.at("version").get<int>() != kRecordVersion) throw Error("tar index record of another version");
+    TarIndex index;
+    index.tar_digest = j.at("tar").get<std::string>();
+    for (const auto& m : j.at("members")) {
+      TarIndexMember member;
+      member.path = m.at("path").get<std::string>();
+      member.type = type_from_word(m.at("type").get<std::string>());
+      member.mode = m.at("mode").get<uint32_t>();
+      member.size = m.value("size", uint64_t{0});
+      member.offset = m.value("offset", uint64_t{0});
+      member.link_target = m.value("link", std::string());
+      member.uid = m.value("uid", uint32_t{0});
+      member.gid = m.value("gid", uint32_t{0});
+      member.uname = m.value("uname", std::string());
+      member.gname = m.value("gname", std::string());
+      index.members.push_back(std::move(member));
+    }
+    return index;
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(std::string("malformed tar index record: ") + e.what());
+  }
+}
+
+}  // namespace rp
