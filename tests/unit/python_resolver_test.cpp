@@ -101,9 +101,9 @@ TEST_CASE("python/resolver: newest versions, sorted output, who required what") 
   CHECK(out[3].requested);
   CHECK(out[3].required_by.empty());
   // Every provider question is asked once.
-  for (const auto& [name, calls] : norm.version_calls) {
-    CAPTURE(name);
-    CHECK(calls == 1);
+  for (const auto& call : norm.version_calls) {  // no structured binding: clang 14 cannot capture one
+    CAPTURE(call.first);
+    CHECK(call.second == 1);
   }
 }
 

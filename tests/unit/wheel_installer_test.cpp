@@ -131,7 +131,7 @@ TEST_CASE("wheel/install maps .data directories and rewrites #!python scripts") 
   CHECK(tar.at("opt/venv/share/demo/config.txt").data == "key=value\n");
   CHECK(tar.at(kSite + "/demo_extra/mod.py").data == "X = 2\n");
   CHECK(tar.at(kSite + "/demo_native/lib.py").data == "Y = 3\n");
-  for (const auto& [path, member] : tar) CHECK_MESSAGE(path.find(".data") == std::string::npos, path);
+  for (const auto& kv : tar) CHECK_MESSAGE(kv.first.find(".data") == std::string::npos, kv.first);
 
   auto rows = record_of(tar, installed.dist_info);
   check_row(rows, "../../../bin/demo-run", run);
@@ -139,7 +139,7 @@ TEST_CASE("wheel/install maps .data directories and rewrites #!python scripts") 
   check_row(rows, "../../../include/site/python3.11/demo_pkg/demo.h", "#define DEMO 1\n");
   check_row(rows, "../../../share/demo/config.txt", "key=value\n");
   check_row(rows, "demo_extra/mod.py", "X = 2\n");
-  for (const auto& [path, row] : rows) CHECK_MESSAGE(path.find(".data/") == std::string::npos, path);
+  for (const auto& kv : rows) CHECK_MESSAGE(kv.first.find(".data/") == std::string::npos, kv.first);
 
   // RECORD describes the scripts as shipped; verification checks them before the rewrite.
   InstallOptions verify;
