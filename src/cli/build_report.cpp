@@ -242,7 +242,8 @@ std::vector<inventory::Package> packages_of(const std::vector<report::Package>& 
     q.version = p.version;
     out.push_back(std::move(q));
   }
-  nlohmann::json config = image.config.value("config", nlohmann::json::object());
+  nlohmann::json config = image.config.is_object() ? image.config.value("config", nlohmann::json::object()) : nlohmann::json();
+  if (!config.is_object()) config = nlohmann::json::object();
   for (auto& p : inventory::rocm_packages_from_labels(config.value("Labels", nlohmann::json::object())))
     out.push_back(std::move(p));
   return out;
@@ -259,6 +260,8 @@ void compare_with_previous(report::Report& report, const Image& image, const Pre
 
   inventory::Inventory before, after;
   if (loaded.report_covers) {
+    before.config = nlohmann::json::object();  // only the packages are compared
+    after.config = nlohmann::json::object();
     before.packages = packages_of(loaded.report->packages, previous.image);
     after.packages = packages_of(report.packages, image);
     c.packages_note = "from the two builds' reports (the previous one from " + loaded.report_from + "); no layer read";

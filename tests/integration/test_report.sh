@@ -13,8 +13,8 @@
 #    size_delta_mb with the manifests' sizes; duration_delta_s comes from nightly 1's report referrer;
 #  - --compare-to an oci: layout: the duration is unknown (null) without --compare-report, known with it;
 #  - the package deltas come from the two reports when the previous one describes the image (its
-#    referrer, or --compare-report), and then no layer of it is read (a layout without its biggest
-#    blob still compares); from both images' layers otherwise (no referrer, another image's report);
+#    referrer, or --compare-report), and then no layer of it is read (without its biggest own layer
+#    blob in the layout and the store it still compares, and fails without the report); from both images' layers otherwise (no referrer, another image's report);
 #    both ways give the same deltas;
 #  - the Markdown names every changed package with its old and new version;
 #  - rockpack attach puts an earlier report onto a pushed image, and refuses another image's report;
@@ -223,11 +223,20 @@ key = lambda x: json.dumps(x, sort_keys=True)
 for k in ("added", "removed", "changed"):
     assert sorted(map(key, a[k])) == sorted(map(key, b[k])), (k, a[k], b[k])
 PY
-# The report path really reads no layer: a copy of the layout without its biggest layer blob still
-# compares (from --compare-report), and fails without the report, when the layers must be read.
+# The report path really reads no layer: with nightly 1's biggest own layer (one nightly 2 does not
+# have) gone from a copy of its layout and from the store, it still compares (from --compare-report),
+# and fails without the report, when the layers must be read.
 cp -a "$WORK/n1" "$WORK/n1-gutted"
-big=$(python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); print(max(m["layers"], key=lambda l: l["size"])["digest"][7:])' "$WORK/m1.json")
+big=$(python3 - "$WORK/m1.json" "$WORK/m2.json" <<'PY'
+import json, sys
+m1, m2 = (json.load(open(f)) for f in sys.argv[1:])
+theirs = {l["digest"] for l in m2["layers"]}
+print(max((l for l in m1["layers"] if l["digest"] not in theirs), key=lambda l: l["size"])["digest"][7:])
+PY
+)
 rm "$WORK/n1-gutted/blobs/sha256/$big"
+find "$WORK/store" -name "$big" -type f -delete
+[ -z "$(find "$WORK/store" -name "$big")" ] || fail "the layer is still in the store"
 build_digest "$WORK/v2.yaml" --cache-dir "$WORK/store" -o "oci:$WORK/n2e:latest" --report "$WORK/r2e.json" \
   --compare-to "oci:$WORK/n1-gutted:latest" --compare-report "$WORK/r1.json" >/dev/null || fail "--compare-report without a layer blob failed"
 check_comparison "$WORK/r2e.json" "$WORK/m1.json" "$WORK/c1.json" known "$WORK/r1.json"
