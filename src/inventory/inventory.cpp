@@ -100,7 +100,8 @@ bool keep_content(std::string_view p) { return p == kDpkgStatus || is_python_met
 // What one image holds, from its view with every layer applied.
 Inventory inventory_of(const Image& image, const RootfsView& view, bool with_files) {
   Inventory inv;
-  inv.config = image.config.value("config", nlohmann::json::object());
+  inv.config = image.config.is_object() ? image.config.value("config", nlohmann::json::object()) : nlohmann::json::object();
+  if (!inv.config.is_object()) inv.config = nlohmann::json::object();
   for (const auto& layer : image.layers)
     inv.layers.push_back({layer.blob.digest, layer.diff_id, static_cast<uint64_t>(layer.blob.size)});
   if (auto status = view.read(kDpkgStatus))
