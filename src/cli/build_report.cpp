@@ -9,7 +9,9 @@
 #include "inventory/diff.hpp"
 #include "inventory/image_source.hpp"
 #include "inventory/inventory.hpp"
+#include "output/image_reader.hpp"
 #include "output/output_spec.hpp"
+#include "registry/pull.hpp"
 #include "registry/referrers.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
@@ -150,26 +152,129 @@ CompareRequest check_compare_request(const std::string& compare_to, const std::s
   return out;
 }
 
-PreviousImage load_previous(const CompareRequest& request, const Platform& platform, ContentStore& store,
-                            registry::Session& session) {
+std::string report_cannot_cover(const report::Report& previous, const std::string& previous_digest, const BuildPlan& plan) {
+  if (previous_digest.empty() || previous.image_digest != previous_digest)
+    return "its report describes " + previous.image_digest + ", not " + (previous_digest.empty() ? "it" : previous_digest);
+  if (previous.base_digest != plan.base_digest)
+    return "it was built on another base (" + (previous.base_digest.empty() ? "scratch" : previous.base_digest) +
+           "), whose packages no report lists";
+  for (const auto& s : previous.steps)
+    if (s.name == "run") return "it has run: steps, which can install what no report lists";
+  for (const auto& l : plan.layers)
+    if (l.step == "run") return "this build has run: steps, which can install what no report lists";
+  return "";
+}
+
+PreviousImage load_previous(const CompareRequest& request, const BuildPlan& plan, const Platform& platform,
+                            ContentStore& store, registry::Session& session) {
   auto started = std::chrono::steady_clock::now();
   PreviousImage out;
-  out.sourced = inventory::load_image(request.previous, platform, store, session.options());
+  if (request.previous_report) {
+    out.report = request.previous_report;
+    out.report_from = request.previous_report_file;
+  }
+  // Whether the report found so far lets the layers be skipped; sets why_layers when not.
+  auto covered = [&](const std::string& digest) {
+    out.why_layers = out.report ? report_cannot_cover(*out.report, digest, plan) : "no build report describes it";
+    out.report_covers = out.why_layers.empty();
+    return out.report_covers;
+  };
+  if (ImageLocation::is_local(request.previous)) {
+    // A local image has no referrers: only --compare-report can describe it. An OCI layout's
+    // manifest and config are read without importing its blobs.
+    ImageLocation where = ImageLocation::parse(request.previous);
+    bool done = false;
+    if (out.report && where.kind == ImageLocation::Kind::kOciLayout) {
+      std::vector<fs::path> blobs;
+      std::string digest;
+      Image image = read_oci_layout_in_place(where, blobs, &digest, /*check_blobs=*/false);
+      if (covered(digest)) {
+        out.sourced.image = std::move(image);
+        out.sourced.manifest_digest = digest;
+        done = true;
+      }
+    }
+    if (!done) {
+      out.sourced = inventory::load_image(request.previous, platform, store, session.options());
+      covered(out.sourced.manifest_digest);
+    }
+  } else {
+    const std::string text = request.previous.starts_with("docker://") ? request.previous.substr(9) : request.previous;
+    registry::Reference ref = registry::parse_reference(text);
+    // The manifest and config first: the image's report referrer may say what it holds.
+    registry::PullResult head = registry::pull_image(ref, platform, store, session, /*fetch_layers=*/false);
+    out.sourced.image = std::move(head.image);
+    out.sourced.manifest_digest = head.manifest_digest;
+    if (!out.report) {
+      std::optional<std::string> bytes = registry::find_referrer_artifact(ref, head.manifest_digest, report::kArtifactType,
+                                                                          store, session, kMaxReportBytes);
+      if (bytes) {
+        out.report = report::parse_report(*bytes, "the referrer of " + ref.name() + "@" + head.manifest_digest);
+        out.report_from = "its report referrer";
+      }
+    }
+    if (!covered(head.manifest_digest)) {
+      // The layers the store lacks, pulled by digest (the tag may move while the build runs).
+      registry::Reference pinned = registry::parse_reference(ref.name() + "@" + head.manifest_digest);
+      out.sourced.image = registry::pull_image(pinned, platform, store, session).image;
+    }
+  }
   out.load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (out.report_covers)
+    spdlog::info("--compare-to {}: packages from {} (no layer of it read)", request.previous, out.report_from);
+  else
+    spdlog::info("--compare-to {}: reading its layers ({})", request.previous, out.why_layers);
   return out;
 }
 
+namespace {
+
+// A report's packages as the inventory names them: Debian and Python packages (the other
+// components, an interpreter, are no packages an image lists), ROCm from the image's labels.
+std::vector<inventory::Package> packages_of(const std::vector<report::Package>& packages, const Image& image) {
+  std::vector<inventory::Package> out;
+  for (const auto& p : packages) {
+    inventory::Package q;
+    if (p.kind == "python-package") q.kind = "python";
+    else if (p.kind == "apt-package") q.kind = "deb";
+    else continue;
+    q.name = p.name;
+    q.version = p.version;
+    out.push_back(std::move(q));
+  }
+  nlohmann::json config = image.config.is_object() ? image.config.value("config", nlohmann::json::object()) : nlohmann::json();
+  if (!config.is_object()) config = nlohmann::json::object();
+  for (auto& p : inventory::rocm_packages_from_labels(config.value("Labels", nlohmann::json::object())))
+    out.push_back(std::move(p));
+  return out;
+}
+
+}  // namespace
+
 void compare_with_previous(report::Report& report, const Image& image, const PreviousImage& loaded,
-                           const CompareRequest& request, ContentStore& store, registry::Session& session) {
+                           const CompareRequest& request, ContentStore& store, registry::Session&) {
   report::Comparison c;
   c.previous = request.previous;
   const inventory::SourcedImage& previous = loaded.sourced;
   c.previous_digest = previous.manifest_digest;
 
-  inventory::Inventory before = inventory::take_inventory(previous.image, store, false);
+  inventory::Inventory before, after;
+  if (loaded.report_covers) {
+    before.config = nlohmann::json::object();  // only the packages are compared
+    after.config = nlohmann::json::object();
+    before.packages = packages_of(loaded.report->packages, previous.image);
+    after.packages = packages_of(report.packages, image);
+    c.packages_note = "from the two builds' reports (the previous one from " + loaded.report_from + "); no layer read";
+  } else {
+    // Both images' layers, read at once (a layer they share read once).
+    const std::vector<fs::path>* in_place = previous.blob_paths.empty() ? nullptr : &previous.blob_paths;
+    auto both = inventory::take_inventories({{&previous.image, in_place}, {&image, nullptr}}, store, false);
+    before = std::move(both[0]);
+    after = std::move(both[1]);
+    c.packages_note = "from the layers of both images (" + loaded.why_layers + ")";
+  }
   before.source = request.previous;
   before.manifest_digest = previous.manifest_digest;
-  inventory::Inventory after = inventory::take_inventory(image, store, false);
   after.manifest_digest = report.image_digest;
   nlohmann::json d = inventory::diff(before, after);
   for (const auto& p : d["packages"]["added"]) c.added.push_back(package_from_json(p));
@@ -198,19 +303,11 @@ void compare_with_previous(report::Report& report, const Image& image, const Pre
   c.size_delta_bytes = static_cast<int64_t>(report.totals.image_size) - static_cast<int64_t>(previous_size);
 
   // The previous build's time: from --compare-report, else from the previous image's referrer.
-  if (request.previous_report) {
-    set_duration_delta(c, report, request.previous_report, request.previous_report_file);
-  } else if (!ImageLocation::is_local(request.previous) && !c.previous_digest.empty()) {
-    const std::string text = request.previous.starts_with("docker://") ? request.previous.substr(9) : request.previous;
-    registry::Reference ref = registry::parse_reference(text);
-    std::optional<std::string> bytes =
-        registry::find_referrer_artifact(ref, c.previous_digest, report::kArtifactType, store, session, kMaxReportBytes);
-    const std::string where = "the referrer of " + ref.name() + "@" + c.previous_digest;
-    if (bytes) set_duration_delta(c, report, report::parse_report(*bytes, where), "its report referrer");
-    else c.duration_note = "unknown: the previous image has no report referrer (give one with --compare-report FILE)";
-  } else {
+  if (loaded.report) set_duration_delta(c, report, loaded.report, loaded.report_from);
+  else if (!ImageLocation::is_local(request.previous))
+    c.duration_note = "unknown: the previous image has no report referrer (give one with --compare-report FILE)";
+  else
     c.duration_note = "unknown: the previous image is not in a registry (give its report with --compare-report FILE)";
-  }
   spdlog::info("compared with {}: {} package{} changed, {} added, {} removed; {} layer{} reused, {} rebuilt",
                request.previous, c.changed.size(), c.changed.size() == 1 ? "" : "s", c.added.size(), c.removed.size(),
                c.layers_reused, c.layers_reused == 1 ? "" : "s", c.layers_rebuilt);

@@ -53,18 +53,34 @@ struct CompareRequest {
 // read or is not a report.
 CompareRequest check_compare_request(const std::string& compare_to, const std::string& compare_report_file);
 
-// The previous image read into the store (a registry pull of the blobs the store lacks, or an
-// oci:/oci-archive:/docker-archive: import), every blob verified. Read before the build writes or
-// pushes anything: `--push repo:latest --compare-to repo:latest` compares with the old :latest.
+// The previous image, read before the build writes or pushes anything (`--push repo:latest
+// --compare-to repo:latest` compares with the old :latest). When its build report — the registry
+// image's application/vnd.rockpack.report+json referrer, or --compare-report FILE — describes it and
+// can stand for its packages (report_covers), only its manifest and config are read: no layer is
+// pulled, imported or streamed. Otherwise its layers are brought into the store (a registry pull of
+// the blobs the store lacks, or an oci:/oci-archive:/docker-archive: import), every blob verified,
+// and compare_with_previous reads them.
 struct PreviousImage {
   inventory::SourcedImage sourced;
   double load_seconds = 0;  // kept out of the build's duration
+  std::optional<report::Report> report;  // its build report, when one was found that describes it
+  std::string report_from;               // "its report referrer" or the --compare-report file
+  bool report_covers = false;            // the report's packages are the comparison's (no layer read)
+  std::string why_layers;                // when !report_covers: why the layers are read
 };
-PreviousImage load_previous(const CompareRequest& request, const Platform& platform, ContentStore& store,
-                            registry::Session& session);
+PreviousImage load_previous(const CompareRequest& request, const BuildPlan& plan, const Platform& platform,
+                            ContentStore& store, registry::Session& session);
 
-// Fills report.comparison (and each layer's in_previous): takes both images' inventories and diffs
-// them. The duration delta is set only from a previous report that describes that very image.
+// Whether a previous image's report can stand for its packages in a comparison with `plan`'s build:
+// it describes that image (`previous_digest`), was built on the same base (the base's own packages
+// are in no report) and neither build has a run: step (a command can install what no component
+// lists). Empty when it can, else the reason.
+std::string report_cannot_cover(const report::Report& previous, const std::string& previous_digest, const BuildPlan& plan);
+
+// Fills report.comparison (and each layer's in_previous): the layers from the two images' configs;
+// the packages from the two reports when previous.report_covers (the plan's components, Debian and
+// Python, and the ROCm labels of both configs), else from both images' inventories (their layers
+// read, both at once). The comparison's packages_note says which. The duration delta is set only from a previous report that describes that very image.
 void compare_with_previous(report::Report& report, const Image& image, const PreviousImage& previous,
                            const CompareRequest& request, ContentStore& store, registry::Session& session);
 

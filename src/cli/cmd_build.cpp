@@ -199,7 +199,7 @@ void run_build(const BuildArgs& args) {
   SealedImage sealed = seal(assembled.image);
   // The previous image is read before any output or push could replace it; not part of the build's time.
   std::optional<PreviousImage> previous;
-  if (!compare.previous.empty()) previous = load_previous(compare, sealed.platform, store, session);
+  if (!compare.previous.empty()) previous = load_previous(compare, plan, sealed.platform, store, session);
   // What the SBOM and the report cost a build (made, rendered, written; not the comparison or the
   // referrer pushes): logged with -v, the figure docs/provenance.md quotes.
   double documents_seconds = 0;

@@ -1,6 +1,7 @@
 // rockpack diff A B: what changed between two images — config, layers, packages (deb, python, rocm)
 // and, with --files, files — read from any image rockpack can read, layers streamed, nothing unpacked.
 #include <cstdio>
+#include <future>
 
 #include "cli/commands.hpp"
 #include "cli/progress_display.hpp"
@@ -83,16 +84,32 @@ void run_diff(const DiffArgs& args) {
   ContentStore store(args.cache_dir.empty() ? ContentStore::default_root() : fs::path(args.cache_dir));
   Platform platform = Platform::parse(args.platform);
   auto options = registry_options(args.registry);
-  auto take = [&](const std::string& location) {
-    inventory::SourcedImage img = inventory::load_image(location, platform, store, options);
-    inventory::Inventory inv = inventory::take_inventory(img.image, store, args.files);
-    inv.source = location;
-    inv.manifest_digest = img.manifest_digest;
-    return inv;
+  // Both images at once: an oci: layout is read in place (no copy into the store), an archive is
+  // imported and a registry image pulled (blobs the store lacks), the two side by side.
+  auto load = [&](const std::string& location) {
+    return inventory::load_image(location, platform, store, options, /*in_place=*/true);
   };
-  inventory::Inventory a = take(args.a);
-  inventory::Inventory b = take(args.b);
-  json d = inventory::diff(a, b);
+  auto loading_b = std::async(std::launch::async, load, args.b);
+  inventory::SourcedImage a;
+  try {
+    a = load(args.a);
+  } catch (...) {
+    try {
+      loading_b.get();
+    } catch (...) {
+    }
+    throw;
+  }
+  inventory::SourcedImage b = loading_b.get();
+  auto blobs = [](const inventory::SourcedImage& s) {
+    return inventory::ImageBlobs{&s.image, s.blob_paths.empty() ? nullptr : &s.blob_paths};
+  };
+  std::vector<inventory::Inventory> inv = inventory::take_inventories({blobs(a), blobs(b)}, store, args.files);
+  inv[0].source = args.a;
+  inv[0].manifest_digest = a.manifest_digest;
+  inv[1].source = args.b;
+  inv[1].manifest_digest = b.manifest_digest;
+  json d = inventory::diff(inv[0], inv[1]);
   if (args.json) std::printf("%s\n", d.dump(2).c_str());
   else print_text(d);
 }

@@ -9,14 +9,18 @@
 #include "image/media_types.hpp"
 #include "util/archive_fd_reader.hpp"
 #include "util/digest.hpp"
+#include "util/gzip_fd_reader.hpp"
 #include "util/error.hpp"
 
 namespace rp {
 
-// Feeds libarchive from the blob while hashing it.
+// Feeds libarchive from the blob while hashing it: a gzip blob decompressed here (GzipFdReader:
+// libdeflate, both digests), the others as they are (libarchive decompresses zstd).
 struct LayerArchive::Reader {
   Sha256 sha;
+  Sha256 uncompressed_sha;
   ArchiveFdReader fd_reader;
+  std::unique_ptr<GzipFdReader> gzip;
   Reader() { fd_reader.sha = &sha; }
   ~Reader() {
     if (fd_reader.fd >= 0) ::close(fd_reader.fd);
@@ -25,10 +29,19 @@ struct LayerArchive::Reader {
 
 namespace {
 
+bool is_gzip(const Descriptor& layer) {
+  const std::string& mt = layer.media_type;
+  return mt == media::kOciLayerGzip || mt == media::kDockerLayerGzip || mt == media::kDockerForeignLayerGzip;
+}
+
+bool is_plain_tar(const Descriptor& layer) {
+  return layer.media_type == media::kOciLayerTar || layer.media_type == "application/vnd.docker.image.rootfs.diff.tar";
+}
+
 void enable_filter_for(archive* a, const Descriptor& layer) {
   const std::string& mt = layer.media_type;
-  if (mt == media::kOciLayerGzip || mt == media::kDockerLayerGzip || mt == media::kDockerForeignLayerGzip) {
-    archive_read_support_filter_gzip(a);
+  if (is_gzip(layer)) {
+    // decompressed by GzipFdReader
   } else if (mt == media::kOciLayerZstd) {
     archive_read_support_filter_zstd(a);
   } else if (mt == media::kOciLayerTar || mt == "application/vnd.docker.image.rootfs.diff.tar") {
@@ -41,11 +54,19 @@ void enable_filter_for(archive* a, const Descriptor& layer) {
 
 }  // namespace
 
-LayerArchive::LayerArchive(const ContentStore& store, const Descriptor& layer)
-    : reader_(std::make_unique<Reader>()), where_("layer " + layer.digest), digest_(layer.digest) {
-  fs::path file = store.blob_path(layer.digest);
+LayerArchive::LayerArchive(const ContentStore& store, const Descriptor& layer, const std::string& diff_id)
+    : reader_(std::make_unique<Reader>()), where_("layer " + layer.digest), digest_(layer.digest), diff_id_(diff_id) {
+  open(store.blob_path(layer.digest), layer);
+}
+
+LayerArchive::LayerArchive(const fs::path& file, const Descriptor& layer, const std::string& diff_id)
+    : reader_(std::make_unique<Reader>()), where_("layer " + layer.digest), digest_(layer.digest), diff_id_(diff_id) {
+  open(file, layer);
+}
+
+void LayerArchive::open(const fs::path& file, const Descriptor& layer) {
   reader_->fd_reader.fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (reader_->fd_reader.fd < 0) throw Error("cannot open " + where_ + " in the store: " + std::strerror(errno));
+  if (reader_->fd_reader.fd < 0) throw Error("cannot open " + where_ + " (" + file.string() + "): " + std::strerror(errno));
   archive_ = archive_read_new();
   archive_read_support_format_tar(archive_);
   archive_read_support_format_gnutar(archive_);
@@ -55,7 +76,18 @@ LayerArchive::LayerArchive(const ContentStore& store, const Descriptor& layer)
     archive_read_free(archive_);
     throw;
   }
-  if (archive_read_open(archive_, &reader_->fd_reader, nullptr, &ArchiveFdReader::read, nullptr) != ARCHIVE_OK) {
+  // The diff_id is checked here for a gzip layer (GzipFdReader hashes what it inflates) and a plain
+  // tar (its digest); a zstd layer's is not (libarchive decompresses it).
+  if (is_plain_tar(layer) && !diff_id_.empty() && diff_id_ != digest_) {
+    archive_read_free(archive_);
+    throw Error(where_ + " is an uncompressed tar, so its diff_id must be its digest, but the config says " + diff_id_,
+                "the image's config does not describe its layers: rebuild or re-pull it");
+  }
+  if (is_gzip(layer)) reader_->gzip = std::make_unique<GzipFdReader>(reader_->fd_reader.fd, &reader_->sha, &reader_->uncompressed_sha);
+  else diff_id_.clear();
+  int opened = reader_->gzip ? archive_read_open(archive_, reader_->gzip.get(), nullptr, &GzipFdReader::read, nullptr)
+                             : archive_read_open(archive_, &reader_->fd_reader, nullptr, &ArchiveFdReader::read, nullptr);
+  if (opened != ARCHIVE_OK) {
     std::string message = "cannot read " + where_ + ": " + error();
     archive_read_free(archive_);
     throw Error(message);
@@ -70,6 +102,21 @@ std::string LayerArchive::error() const {
 }
 
 void LayerArchive::verify_digest() {
+  if (reader_->gzip) {
+    // The rest of the decompressed stream (the tar's padding): hashed for the diff_id, and the
+    // compressed bytes behind it for the digest.
+    const void* unused;
+    int64_t n;
+    while ((n = reader_->gzip->next(&unused)) > 0) {
+    }
+    if (n < 0) throw Error("cannot read " + where_ + ": " + reader_->gzip->error(), "the blob may be corrupt");
+    if (!diff_id_.empty()) {
+      std::string actual = reader_->uncompressed_sha.finish_digest();
+      if (actual != diff_id_)
+        throw Error(where_ + "'s uncompressed content does not match its diff_id " + diff_id_ + " (read " + actual + ")",
+                    "the image's config does not describe this layer: rebuild or re-pull the image");
+    }
+  }
   for (;;) {
     ssize_t n = ::read(reader_->fd_reader.fd, reader_->fd_reader.buffer.data(), reader_->fd_reader.buffer.size());
     if (n < 0 && errno == EINTR) continue;

@@ -17,7 +17,12 @@ namespace rp {
 class LayerArchive {
  public:
   // Throws rp::Error for a missing blob or an unsupported media type.
-  LayerArchive(const ContentStore& store, const Descriptor& layer);
+  // With `diff_id` given, a gzip or plain tar layer's uncompressed bytes are checked against it too
+  // (verify_digest); a zstd layer's are not (libarchive decompresses those).
+  LayerArchive(const ContentStore& store, const Descriptor& layer, const std::string& diff_id = {});
+  // The blob read in place from `file` (an OCI layout's blobs/sha256/<hex>), hashed as it is read
+  // just as a store blob is: verify_digest() checks it against the descriptor's digest.
+  LayerArchive(const fs::path& file, const Descriptor& layer, const std::string& diff_id = {});
   ~LayerArchive();
   LayerArchive(const LayerArchive&) = delete;
   LayerArchive& operator=(const LayerArchive&) = delete;
@@ -29,15 +34,17 @@ class LayerArchive {
   std::string error() const;
   // Call after archive_read_next_header returned ARCHIVE_EOF: hashes what libarchive left unread
   // (the padding after the end-of-archive blocks) and throws rp::Error when the blob does not match
-  // its digest.
+  // its digest, or its uncompressed bytes the diff_id given.
   void verify_digest();
 
  private:
   struct Reader;
+  void open(const fs::path& file, const Descriptor& layer);
   std::unique_ptr<Reader> reader_;
   archive* archive_ = nullptr;
   std::string where_;
   std::string digest_;
+  std::string diff_id_;
 };
 
 }  // namespace rp

@@ -39,8 +39,7 @@ std::string base_of(const std::string& key) {
   return slash == std::string::npos ? key : key.substr(slash + 1);
 }
 
-// One member of a layer, collected before it is applied (whiteouts apply to the layers below only,
-// whatever their position in the tar).
+// One member of a layer, collected before it is applied.
 struct LayerMember {
   std::string key;
   EntryType type = EntryType::kFile;
@@ -133,14 +132,21 @@ void RootfsView::put(const std::string& original_key, Stored stored) {
   nodes_[key] = std::move(stored);
 }
 
-void RootfsView::add_layer(const ContentStore& store, const Descriptor& layer, const KeepContent& keep) {
-  LayerArchive layer_archive(store, layer);
+// What one layer holds, read before it is applied (whiteouts apply to the layers below only,
+// whatever their position in the tar).
+struct RootfsView::LayerRead {
+  std::vector<LayerMember> members;
+  std::vector<std::string> whiteouts;    // keys removed with their subtree
+  std::vector<std::string> opaque_dirs;  // directories whose lower contents are hidden
+};
+
+namespace {
+
+std::shared_ptr<const RootfsView::LayerRead> read_members(LayerArchive& layer_archive, const RootfsView::KeepContent& keep) {
   archive* a = layer_archive.get();
   const std::string& where = layer_archive.where();
-
-  std::vector<LayerMember> members;
-  std::vector<std::string> whiteouts;        // keys removed with their subtree
-  std::vector<std::string> opaque_dirs;      // directories whose lower contents are hidden
+  auto out = std::make_shared<RootfsView::LayerRead>();
+  std::vector<LayerMember>& members = out->members;
   archive_entry* e;
   int r;
   std::vector<char> chunk(1 << 16);
@@ -150,16 +156,16 @@ void RootfsView::add_layer(const ContentStore& store, const Descriptor& layer, c
     if (!key) continue;
     std::string base = base_of(*key);
     if (base == kOpaqueMarker) {
-      opaque_dirs.push_back(parent_key(*key));
+      out->opaque_dirs.push_back(parent_key(*key));
       continue;
     }
     if (base.rfind(kWhiteoutPrefix, 0) == 0) {
       std::string hidden = base.substr(std::strlen(kWhiteoutPrefix));
-      if (!hidden.empty()) whiteouts.push_back(parent_key(*key).empty() ? hidden : parent_key(*key) + "/" + hidden);
+      if (!hidden.empty()) out->whiteouts.push_back(parent_key(*key).empty() ? hidden : parent_key(*key) + "/" + hidden);
       continue;
     }
     LayerMember m;
-    m.key = *key;
+    m.key = std::move(*key);
     m.mode = archive_entry_perm(e) & 07777;
     m.uid = static_cast<uint32_t>(archive_entry_uid(e));
     m.gid = static_cast<uint32_t>(archive_entry_gid(e));
@@ -176,7 +182,7 @@ void RootfsView::add_layer(const ContentStore& store, const Descriptor& layer, c
     if (m.type == EntryType::kFile) {
       int64_t size = archive_entry_size(e);
       m.size = size > 0 ? static_cast<uint64_t>(size) : 0;
-      if (m.size <= kMaxKeptFileSize && keep && keep(m.key)) {
+      if (m.size <= RootfsView::kMaxKeptFileSize && keep && keep(m.key)) {
         std::string data;
         data.reserve(m.size);
         la_ssize_t n;
@@ -193,10 +199,31 @@ void RootfsView::add_layer(const ContentStore& store, const Descriptor& layer, c
     throw Error("cannot read " + where + ": " + layer_archive.error(),
                 "the blob may be corrupt; remove it from the store and pull again");
   layer_archive.verify_digest();
+  return out;
+}
 
-  for (const auto& dir : opaque_dirs) remove_subtree(dir, true);
-  for (const auto& key : whiteouts) remove_subtree(key, false);
-  for (auto& m : members) {
+}  // namespace
+
+std::shared_ptr<const RootfsView::LayerRead> RootfsView::read_layer(const ContentStore& store, const Descriptor& layer,
+                                                                    const KeepContent& keep, const std::string& diff_id) {
+  LayerArchive layer_archive(store, layer, diff_id);
+  return read_members(layer_archive, keep);
+}
+
+std::shared_ptr<const RootfsView::LayerRead> RootfsView::read_layer(const fs::path& file, const Descriptor& layer,
+                                                                    const KeepContent& keep, const std::string& diff_id) {
+  LayerArchive layer_archive(file, layer, diff_id);
+  return read_members(layer_archive, keep);
+}
+
+void RootfsView::add_layer(const ContentStore& store, const Descriptor& layer, const KeepContent& keep) {
+  apply_layer(*read_layer(store, layer, keep));
+}
+
+void RootfsView::apply_layer(const LayerRead& layer) {
+  for (const auto& dir : layer.opaque_dirs) remove_subtree(dir, true);
+  for (const auto& key : layer.whiteouts) remove_subtree(key, false);
+  for (const auto& m : layer.members) {
     if (m.type == EntryType::kHardlink) {
       auto target = nodes_.find(through_parent_symlinks(m.link));
       if (target == nodes_.end() || target->second.node.type != EntryType::kFile) continue;
@@ -204,7 +231,7 @@ void RootfsView::add_layer(const ContentStore& store, const Descriptor& layer, c
       put(m.key, std::move(copy));
       continue;
     }
-    put(m.key, Stored{Node{m.type, m.mode, m.size, m.link, m.uid, m.gid}, std::move(m.bytes), {}});
+    put(m.key, Stored{Node{m.type, m.mode, m.size, m.link, m.uid, m.gid}, m.bytes, {}});
   }
 }
 

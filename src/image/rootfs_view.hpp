@@ -35,6 +35,18 @@ class RootfsView : public FileTree {
   // descriptor's media type, OCI whiteouts (".wh.<name>", ".wh..wh..opq") honoured. The blob is
   // streamed and its digest verified. Throws rp::Error for an unreadable or corrupt layer.
   void add_layer(const ContentStore& store, const Descriptor& layer, const KeepContent& keep);
+
+  // add_layer in two halves, so that layers can be read on several threads (and a layer two views
+  // share read once) while each view applies them in order. read_layer is a pure function of the
+  // blob: the member metadata, the kept contents and the whiteouts, digest verified.
+  struct LayerRead;
+  // With `diff_id` given, a gzip or plain tar layer's uncompressed bytes are checked against it too.
+  static std::shared_ptr<const LayerRead> read_layer(const ContentStore& store, const Descriptor& layer,
+                                                     const KeepContent& keep, const std::string& diff_id = {});
+  // The same with the blob read in place from `file` (an OCI layout's blob), hashed as it is read.
+  static std::shared_ptr<const LayerRead> read_layer(const fs::path& file, const Descriptor& layer,
+                                                     const KeepContent& keep, const std::string& diff_id = {});
+  void apply_layer(const LayerRead& layer);
   // Planned entries (paths relative to the root); file contents are read on demand from their
   // ContentSource. Later entries replace earlier ones at the same path.
   void add_entries(const std::vector<Entry>& entries);

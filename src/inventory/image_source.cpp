@@ -8,10 +8,15 @@
 namespace rp::inventory {
 
 SourcedImage load_image(const std::string& location, const Platform& platform, ContentStore& store,
-                        const registry::RegistryOptions& options) {
+                        const registry::RegistryOptions& options, bool in_place) {
   SourcedImage out;
   if (ImageLocation::is_local(location)) {
-    out.image = import_local_image(ImageLocation::parse(location), store, &out.manifest_digest);
+    ImageLocation where = ImageLocation::parse(location);
+    if (in_place && where.kind == ImageLocation::Kind::kOciLayout) {
+      out.image = read_oci_layout_in_place(where, out.blob_paths, &out.manifest_digest);
+      return out;
+    }
+    out.image = import_local_image(where, store, &out.manifest_digest);
     return out;
   }
   std::string text = location.starts_with("docker://") ? location.substr(9) : location;

@@ -1,10 +1,15 @@
 #include "inventory/inventory.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <map>
+#include <thread>
 #include <tuple>
 
 #include "image/rootfs_view.hpp"
 #include "util/deb822.hpp"
+#include "util/error.hpp"
 
 namespace rp::inventory {
 
@@ -88,15 +93,17 @@ nlohmann::json to_json(const Package& p) {
   return j;
 }
 
-Inventory take_inventory(const Image& image, const ContentStore& store, bool with_files) {
+namespace {
+
+bool keep_content(std::string_view p) { return p == kDpkgStatus || is_python_metadata(p); }
+
+// What one image holds, from its view with every layer applied.
+Inventory inventory_of(const Image& image, const RootfsView& view, bool with_files) {
   Inventory inv;
-  inv.config = image.config.value("config", nlohmann::json::object());
-  RootfsView view;
-  auto keep = [](std::string_view p) { return p == kDpkgStatus || is_python_metadata(p); };
-  for (const auto& layer : image.layers) {
-    view.add_layer(store, layer.blob, keep);
+  inv.config = image.config.is_object() ? image.config.value("config", nlohmann::json::object()) : nlohmann::json::object();
+  if (!inv.config.is_object()) inv.config = nlohmann::json::object();
+  for (const auto& layer : image.layers)
     inv.layers.push_back({layer.blob.digest, layer.diff_id, static_cast<uint64_t>(layer.blob.size)});
-  }
   if (auto status = view.read(kDpkgStatus))
     for (auto& p : parse_dpkg_status(*status)) inv.packages.push_back(std::move(p));
   for (const auto& path : view.find(is_python_metadata)) {
@@ -121,6 +128,77 @@ Inventory take_inventory(const Image& image, const ContentStore& store, bool wit
     }
   }
   return inv;
+}
+
+// Runs work(i) for i in [0, n) on `threads` threads (this one among them); the first exception (by
+// index) is rethrown once all have finished.
+template <typename Work>
+void parallel_for(size_t n, unsigned threads, const Work& work) {
+  std::vector<std::exception_ptr> errors(n);
+  std::atomic<size_t> next{0};
+  auto run = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < n;) {
+      try {
+        work(i);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads && t < n; ++t) pool.emplace_back(run);
+  run();
+  for (auto& t : pool) t.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+}  // namespace
+
+Inventory take_inventory(const Image& image, const ContentStore& store, bool with_files) {
+  return std::move(take_inventories({ImageBlobs{&image, nullptr}}, store, with_files).front());
+}
+
+std::vector<Inventory> take_inventories(const std::vector<ImageBlobs>& images, const ContentStore& store,
+                                        bool with_files, unsigned threads) {
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  // Every distinct blob once; a layer both images have (the same digest) is read for both.
+  // Keyed by digest and diff_id: each diff_id a config claims is checked against the bytes.
+  struct Job {
+    const Descriptor* blob = nullptr;
+    const std::string* diff_id = nullptr;
+    const fs::path* file = nullptr;  // in place, or null: the store's copy
+    std::shared_ptr<const RootfsView::LayerRead> read;
+  };
+  std::vector<Job> jobs;
+  std::map<std::pair<std::string, std::string>, size_t> job_of;
+  for (const auto& img : images) {
+    if (img.blob_paths && img.blob_paths->size() != img.image->layers.size())
+      throw Error("internal error: " + std::to_string(img.blob_paths->size()) + " blob paths for " +
+                  std::to_string(img.image->layers.size()) + " layers");
+    for (size_t i = 0; i < img.image->layers.size(); ++i) {
+      const ImageLayer& layer = img.image->layers[i];
+      if (job_of.emplace(std::make_pair(layer.blob.digest, layer.diff_id), jobs.size()).second)
+        jobs.push_back({&layer.blob, &layer.diff_id, img.blob_paths ? &(*img.blob_paths)[i] : nullptr, nullptr});
+    }
+  }
+  // Biggest first, so that the last blob to finish is a small one.
+  std::vector<size_t> order(jobs.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return jobs[a].blob->size > jobs[b].blob->size; });
+  parallel_for(order.size(), threads, [&](size_t k) {
+    Job& job = jobs[order[k]];
+    job.read = job.file ? RootfsView::read_layer(*job.file, *job.blob, keep_content, *job.diff_id)
+                        : RootfsView::read_layer(store, *job.blob, keep_content, *job.diff_id);
+  });
+  std::vector<Inventory> out(images.size());
+  parallel_for(images.size(), threads, [&](size_t n) {
+    const Image& image = *images[n].image;
+    RootfsView view;
+    for (const auto& layer : image.layers) view.apply_layer(*jobs[job_of.at({layer.blob.digest, layer.diff_id})].read);
+    out[n] = inventory_of(image, view, with_files);
+  });
+  return out;
 }
 
 }  // namespace rp::inventory

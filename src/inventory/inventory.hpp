@@ -52,6 +52,21 @@ struct Inventory {
 // Throws rp::Error for a corrupt layer.
 Inventory take_inventory(const Image& image, const ContentStore& store, bool with_files);
 
+// One image for take_inventories: its layer blobs in the store, or, when `blob_paths` is given,
+// layer i read in place from (*blob_paths)[i].
+struct ImageBlobs {
+  const Image* image = nullptr;
+  const std::vector<fs::path>* blob_paths = nullptr;
+};
+// The inventories of several images at once: every distinct layer blob (by digest) is read once,
+// on `threads` threads (0: one per core), biggest first, each verified as it streams (its digest,
+// and its diff_id for a gzip or plain tar layer); then each
+// image's view is assembled from its layers in order (the images on their own threads). A layer two
+// images share is read once. Memory: the metadata of the layers' paths, not their contents.
+// Throws rp::Error for a corrupt layer (the first in image and layer order).
+std::vector<Inventory> take_inventories(const std::vector<ImageBlobs>& images, const ContentStore& store,
+                                        bool with_files, unsigned threads = 0);
+
 // Parsers, exposed for the unit tests and the fuzzer. Neither throws: malformed paragraphs and
 // headers are skipped.
 std::vector<Package> parse_dpkg_status(const std::string& text);

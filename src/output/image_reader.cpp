@@ -358,6 +358,29 @@ Image import_local_image(const ImageLocation& where, ContentStore& store, std::s
   return img;
 }
 
+Image read_oci_layout_in_place(const ImageLocation& where, std::vector<fs::path>& blob_paths,
+                               std::string* manifest_digest, bool check_blobs) {
+  if (where.kind != ImageLocation::Kind::kOciLayout) throw Error("internal error: " + where.path + " is not an OCI layout");
+  LocalImage local = read_local_image(where);
+  Image img;
+  img.config = local.config;
+  if (local.layers.size() != diff_ids_of(local.config).size())
+    throw Error(local.source + ": the layer count does not match the config's diff_ids");
+  blob_paths.clear();
+  for (const auto& l : local.layers) {
+    fs::path blob = fs::path(where.path) / l.path;
+    std::error_code ec;
+    if (check_blobs && !fs::is_regular_file(blob, ec))
+      throw Error(local.source + ": layer " + l.digest + " is missing from the layout (" + blob.string() + ")",
+                  "the layout is incomplete: copy the image into it again (skopeo copy, or the tool that made it)");
+    blob_paths.push_back(blob);
+    img.layers.push_back({{normalized_layer_type(l.media_type), l.digest, static_cast<int64_t>(l.size), {}, std::nullopt},
+                          l.diff_id, 0});
+  }
+  if (manifest_digest && local.manifest) *manifest_digest = local.manifest->digest;
+  return img;
+}
+
 SealedImage seal_local_image(const ImageLocation& where, ContentStore& store) {
   std::string manifest_digest;
   Image img = import_local_image(where, store, &manifest_digest);

@@ -58,6 +58,13 @@ LocalImage read_local_image(const ImageLocation& where);
 // `manifest_digest` (when given) gets the source's manifest digest, empty for a legacy docker archive.
 Image import_local_image(const ImageLocation& where, ContentStore& store, std::string* manifest_digest = nullptr);
 
+// An OCI layout's image with its blobs left where they are, for a reader that verifies each blob as
+// it streams it (rockpack diff): nothing is copied into the store. `blob_paths` gets each layer's
+// file, in order. Throws rp::Error naming the image and the layer when a blob file is missing
+// (unless !check_blobs: a reader of the manifest and config only).
+Image read_oci_layout_in_place(const ImageLocation& where, std::vector<fs::path>& blob_paths,
+                               std::string* manifest_digest = nullptr, bool check_blobs = true);
+
 // The image with its layers in `store` and, where the source has a manifest (an OCI layout or
 // oci-archive), that manifest's exact bytes, so a copy keeps the digest. A legacy docker
 // archive gets a new OCI manifest.

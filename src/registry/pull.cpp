@@ -37,7 +37,8 @@ Descriptor select_platform(const nlohmann::json& index, const Platform& platform
                   "choose one of its platforms with --platform, or another image");
 }
 
-PullResult pull_image(const Reference& reference, const Platform& platform, ContentStore& store, Session& session) {
+PullResult pull_image(const Reference& reference, const Platform& platform, ContentStore& store, Session& session,
+                      bool fetch_layers) {
   Transport& t = session.transport(reference.registry);
   const std::string& repo = reference.repository;
   PullResult result;
@@ -74,6 +75,7 @@ PullResult pull_image(const Reference& reference, const Platform& platform, Cont
                           ", or choose an image that has " + platform.str());
   }
   result.image = image_from_manifest(manifest, config_json, where);
+  if (!fetch_layers) return result;
 
   std::vector<std::function<void()>> jobs;
   for (const auto& layer : result.image.layers) {

@@ -26,7 +26,11 @@ struct PullResult {
   std::string pinned() const { return reference.name() + "@" + manifest_digest; }
 };
 
-PullResult pull_image(const Reference& reference, const Platform& platform, ContentStore& store, Session& session);
+// With `fetch_layers` false only the manifest and the config are fetched: the image's layer
+// descriptors are known, its layer blobs are not in the store (a reader that needs only what the
+// image is, e.g. a comparison taken from its build report).
+PullResult pull_image(const Reference& reference, const Platform& platform, ContentStore& store, Session& session,
+                      bool fetch_layers = true);
 
 // The entry of an image index (or Docker manifest list) for `platform`; throws rp::Error listing the
 // platforms the index has when none matches. Attestation entries (unknown/unknown) are skipped.

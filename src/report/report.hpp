@@ -70,6 +70,8 @@ struct Comparison {
   int64_t size_delta_bytes = 0; // this image's compressed size minus the previous one's
   std::optional<double> duration_delta_s;  // only when the previous build's report was found
   std::string duration_note;    // where the previous duration came from, or why it is unknown
+  std::string packages_note;    // where the package deltas came from: the two builds' reports, or
+                                // the layers of both images read (and why, when a report was not enough)
 };
 
 struct Totals {

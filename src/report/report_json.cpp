@@ -72,7 +72,8 @@ json comparison_json(const Comparison& c) {
             {"size_delta_bytes", c.size_delta_bytes},
             {"size_delta_mb", megabytes(c.size_delta_bytes)},
             {"duration_delta_s", c.duration_delta_s ? json(seconds(*c.duration_delta_s)) : json()},
-            {"duration_note", c.duration_note}};
+            {"duration_note", c.duration_note},
+            {"packages_note", c.packages_note}};
   for (const auto& p : c.added) j["packages"]["added"].push_back(package_json(p));
   for (const auto& p : c.removed) j["packages"]["removed"].push_back(package_json(p));
   for (const auto& p : c.changed)
@@ -180,6 +181,24 @@ Report parse_report(const std::string& text, const std::string& where) {
     for (const auto& t : *tags) {
       if (!t.is_string()) in.fail("tags holds something other than a string");
       r.tags.push_back(t.get<std::string>());
+    }
+  }
+  // The base and the steps' names: what decides whether the report's packages stand for the image
+  // (build --compare-to reads a previous image's packages from its report).
+  if (auto base = j.find("base"); base != j.end() && !base->is_null()) {
+    if (!base->is_object()) in.fail("base is not an object");
+    r.base = in.string(*base, "name", "base.", false);
+    r.base_digest = in.string(*base, "digest", "base.", false);
+  }
+  if (auto steps = j.find("steps"); steps != j.end()) {
+    if (!steps->is_array()) in.fail("steps is not an array");
+    for (size_t i = 0; i < steps->size(); ++i) {
+      const std::string path = "steps[" + std::to_string(i) + "].";
+      const json& s = (*steps)[i];
+      if (!s.is_object()) in.fail(path.substr(0, path.size() - 1) + " is not an object");
+      StepReport step;
+      step.name = in.string(s, "name", path);
+      r.steps.push_back(std::move(step));
     }
   }
   const json& totals = in.object(j, "totals", "");

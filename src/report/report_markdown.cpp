@@ -116,7 +116,7 @@ std::string to_markdown(const Report& r) {
         << (c.duration_note.empty() ? "" : " (" + cell(c.duration_note) + ")") << " |\n";
     out << "| layers | " << c.layers_reused << " reused, " << c.layers_rebuilt << " rebuilt |\n";
     out << "| packages | " << c.changed.size() << " changed, " << c.added.size() << " added, " << c.removed.size()
-        << " removed |\n";
+        << " removed" << (c.packages_note.empty() ? "" : " (" + cell(c.packages_note) + ")") << " |\n";
     if (!c.changed.empty()) {
       out << "\n**Changed packages** (" << c.changed.size() << ")\n\n| kind | package | old | new |\n|---|---|---|---|\n";
       for (const auto& p : c.changed)

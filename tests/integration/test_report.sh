@@ -12,6 +12,10 @@
 #    new; the ROCm labels' version too; layers reused/rebuilt agree with the configs' diff_ids (skopeo);
 #    size_delta_mb with the manifests' sizes; duration_delta_s comes from nightly 1's report referrer;
 #  - --compare-to an oci: layout: the duration is unknown (null) without --compare-report, known with it;
+#  - the package deltas come from the two reports when the previous one describes the image (its
+#    referrer, or --compare-report), and then no layer of it is read (without its biggest own layer
+#    blob in the layout and the store it still compares, and fails without the report); from both images' layers otherwise (no referrer, another image's report);
+#    both ways give the same deltas;
 #  - the Markdown names every changed package with its old and new version;
 #  - rockpack attach puts an earlier report onto a pushed image, and refuses another image's report;
 #  - bad input: --compare-to without a report, a --compare-report that is not a report.
@@ -200,6 +204,52 @@ check_comparison "$WORK/r2c.json" "$WORK/m1.json" "$WORK/c1.json" known "$WORK/r
 build_digest "$WORK/v2.yaml" --cache-dir "$WORK/store" -o "oci:$WORK/n2d:latest" --report "$WORK/r2d.json" \
   --compare-to "oci:$WORK/n1:latest" --compare-report "$WORK/r2.json" >/dev/null || fail "--compare-report (other image) failed"
 check_comparison "$WORK/r2d.json" "$WORK/m1.json" "$WORK/c1.json" unknown
+
+# --- where the package deltas came from --------------------------------------------------------------
+# From the two builds' reports when nightly 1's report describes it (its referrer: r2; --compare-report
+# of that very image: r2c), without reading a layer of it; from both images' layers otherwise (no
+# report: r2b; another image's report: r2d). check_comparison checked each against pip; the two ways
+# must also agree with each other.
+for r in r2 r2c; do
+  assert_contains "$(json_get "$WORK/$r.json" 'd["comparison"]["packages_note"]')" "reports" "$r: packages from the reports"
+done
+for r in r2b r2d; do
+  assert_contains "$(json_get "$WORK/$r.json" 'd["comparison"]["packages_note"]')" "layers" "$r: packages from the layers"
+done
+python3 - "$WORK/r2.json" "$WORK/r2b.json" <<'PY' || fail "the report-based and layer-based package deltas differ"
+import json, sys
+a, b = (json.load(open(f))["comparison"]["packages"] for f in sys.argv[1:])
+key = lambda x: json.dumps(x, sort_keys=True)
+for k in ("added", "removed", "changed"):
+    assert sorted(map(key, a[k])) == sorted(map(key, b[k])), (k, a[k], b[k])
+PY
+# The report path really reads no layer: with nightly 1's biggest own layer (one nightly 2 does not
+# have) gone from a copy of its layout and from the store, it still compares (from --compare-report),
+# and fails without the report, when the layers must be read.
+cp -a "$WORK/n1" "$WORK/n1-gutted"
+big=$(python3 - "$WORK/m1.json" "$WORK/m2.json" <<'PY'
+import json, sys
+m1, m2 = (json.load(open(f)) for f in sys.argv[1:])
+theirs = {l["digest"] for l in m2["layers"]}
+print(max((l for l in m1["layers"] if l["digest"] not in theirs), key=lambda l: l["size"])["digest"][7:])
+PY
+)
+rm "$WORK/n1-gutted/blobs/sha256/$big"
+find "$WORK/store" -name "$big" -type f -delete
+[ -z "$(find "$WORK/store" -name "$big")" ] || fail "the layer is still in the store"
+build_digest "$WORK/v2.yaml" --cache-dir "$WORK/store" -o "oci:$WORK/n2e:latest" --report "$WORK/r2e.json" \
+  --compare-to "oci:$WORK/n1-gutted:latest" --compare-report "$WORK/r1.json" >/dev/null || fail "--compare-report without a layer blob failed"
+check_comparison "$WORK/r2e.json" "$WORK/m1.json" "$WORK/c1.json" known "$WORK/r1.json"
+rc=0
+"$ROCKPACK" --quiet build "$WORK/v2.yaml" --cache-dir "$WORK/store" -o "oci:$WORK/n2f:latest" --report "$WORK/r2f.json" \
+  --compare-to "oci:$WORK/n1-gutted:latest" >/dev/null 2>&1 || rc=$?
+assert_ne "$rc" "0" "--compare-to a layout missing a layer, with no report to stand for it"
+# A registry image without a report referrer (a skopeo copy of nightly 1): its layers are read.
+skopeo copy -q --dest-tls-verify=false "oci:$WORK/n1:latest" "docker://$REG/plain:n1" || fail "skopeo copy to the registry"
+build_digest "$WORK/v2.yaml" --cache-dir "$WORK/store" -o "oci:$WORK/n2g:latest" --report "$WORK/r2g.json" \
+  --compare-to "$REG/plain:n1" >/dev/null || fail "--compare-to a registry image without a referrer failed"
+check_comparison "$WORK/r2g.json" "$WORK/m1.json" "$WORK/c1.json" unknown
+assert_contains "$(json_get "$WORK/r2g.json" 'd["comparison"]["packages_note"]')" "no build report" "r2g: why the layers were read"
 
 # --- rockpack attach: an earlier report onto an image pushed without one --------------------------
 "$ROCKPACK" --quiet push "oci:$WORK/n2:latest" "$REG/copy:n2" >/dev/null || fail "rockpack push of nightly 2"

@@ -1,0 +1,53 @@
+#pragma once
+// libarchive's read callback over a gzip file: the decompressed stream, for readers of gzip layer
+// blobs that want it faster than libarchive's zlib filter and want both digests. Members that lie
+// whole in the input buffer and inflate to at most the output buffer (rockpack's parallel gzip
+// writes 1 MiB blocks as separate members) are inflated by libdeflate, about twice zlib's speed;
+// any other member (the single member of most tools' layers, a copied wheel stream) by zlib,
+// streaming. The compressed bytes go through `compressed_sha`, the decompressed ones through
+// `uncompressed_sha` (either may be null), so a blob's digest and its diff_id are both checked in
+// the one pass. Bytes after the last member that are not another member are hashed and ignored, as
+// libarchive's filter ignores them. A C callback: nothing throws through it.
+#include <archive.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "util/digest.hpp"
+
+namespace rp {
+
+class GzipFdReader {
+ public:
+  GzipFdReader(int fd, Sha256* compressed_sha, Sha256* uncompressed_sha);
+  ~GzipFdReader();
+  GzipFdReader(const GzipFdReader&) = delete;
+  GzipFdReader& operator=(const GzipFdReader&) = delete;
+
+  // The next decompressed bytes: > 0, 0 at the end, < 0 on an error (error() says which).
+  int64_t next(const void** out);
+  const std::string& error() const { return error_; }
+
+  static la_ssize_t read(archive* a, void* self_ptr, const void** out);
+
+ private:
+  bool fill();  // reads more compressed input; false on a read error
+  int64_t fail(const std::string& message);
+
+  int fd_;
+  Sha256* compressed_sha_;
+  Sha256* uncompressed_sha_;
+  std::vector<unsigned char> in_, out_;
+  size_t in_pos_ = 0, in_end_ = 0;
+  bool eof_ = false;
+  bool streaming_ = false;  // inside a member zlib inflates
+  bool done_ = false;
+  uint64_t members_ = 0;
+  std::string error_;
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace rp
