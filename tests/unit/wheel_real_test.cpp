@@ -119,7 +119,7 @@ TEST_CASE("wheel/real pip, setuptools and wheel install into a venv layer") {
   CHECK(tar.count(pip_installed.dist_info + "/REQUESTED") == 1);
   CHECK(tar.count(setuptools_installed.dist_info + "/REQUESTED") == 0);
   // pip ships no .data; nothing of the wheel's layout is left over.
-  for (const auto& [path, member] : tar) CHECK_MESSAGE(path.find(".data/") == std::string::npos, path);
+  for (const auto& kv : tar) CHECK_MESSAGE(kv.first.find(".data/") == std::string::npos, kv.first);
 }
 
 namespace {
