@@ -148,7 +148,6 @@ for name, p in by_name.items():
 text = by_name["rp-lic-text"].get("licenseComments", "")
 need(inspect["rp-lic-text"]["license"] in text, "the free-text License is in licenseComments: " + text)
 need("licenseComments" not in by_name["rp-lic-none"], "no comment without a License field")
-need(inspect["rp-lic-expr"].get("license_expression") == "apache-2.0 OR MIT", "pip sees the License-Expression")
 
 # DEPENDS_ON: exactly the edges of each package's Requires-Dist, as pip reads them in the image.
 req_name = lambda r: norm(re.split(r"[\s<>=!~;\[(]", r.strip(), 1)[0])
