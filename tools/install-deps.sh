@@ -25,6 +25,8 @@ packages=(
   gnupg dpkg-dev apt-utils
   # real wheels (pip, setuptools, wheel in /usr/share/python-wheels) for the wheel installer tests
   python3-pip-whl python3-setuptools-whl python3-wheel-whl
+  # SBOMs validated against SPDX's and CycloneDX's published JSON schemas (tests/schemas, test_sbom.sh)
+  python3-jsonschema
 )
 
 missing=()

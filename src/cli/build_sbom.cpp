@@ -37,7 +37,21 @@ std::string sbom_text(const BuildPlan& plan, const SealedImage& image, const std
   }
   for (const auto& planned : plan.components) {
     const ResolvedComponent& r = planned.component;
-    doc.components.push_back({r.kind, r.name, r.version, r.url, r.sha256, r.size, r.origin, "", ""});
+    sbom::Component c;
+    c.kind = r.kind;
+    c.name = r.name;
+    c.version = r.version;
+    c.url = r.url;
+    c.sha256 = r.sha256;
+    c.size = r.size;
+    c.origin = r.origin;
+    c.arch = r.arch;
+    c.license = r.license.expression;
+    c.license_text = r.license.text;
+    // Dependencies name components of the same step (the resolution that chose both).
+    c.ref = planned.step + "/" + r.name;
+    for (const auto& d : r.depends_on) c.depends_on.push_back(planned.step + "/" + d);
+    doc.components.push_back(std::move(c));
   }
   return format == "cyclonedx" ? sbom::cyclonedx_json(doc) : sbom::spdx_json(doc);
 }

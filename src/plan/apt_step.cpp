@@ -9,6 +9,7 @@
 #include <mutex>
 #include <set>
 
+#include "apt/copyright.hpp"
 #include "apt/deb_file.hpp"
 #include "apt/dpkg_database.hpp"
 #include "apt/installer.hpp"
@@ -450,6 +451,7 @@ StepOutput AptStep::plan(const StepContext& context) const {
     rec.component.origin = src.entry.describe();
     rec.component.filename = p.filename.substr(p.filename.find_last_of('/') + 1);
     rec.component.requested = r.requested;
+    rec.component.arch = p.architecture;
     rec.architecture = p.architecture;
     rec.source_package = p.source;
     rec.source_version = p.source_version;
@@ -457,6 +459,20 @@ StepOutput AptStep::plan(const StepContext& context) const {
     rec.required_by = r.required_by;
     record->packages.push_back(std::move(rec));
     jobs.push_back({src.deb_base + "/" + p.filename, p.sha256, {}, p.display()});
+  }
+  {
+    // The resolution's edges, turned around: the packages each one's Depends/Pre-Depends picked
+    // (only those this step installs; what the base already has is not a component here).
+    std::map<std::string, std::vector<std::string>> depends_on;
+    for (const auto& p : record->packages)
+      for (const auto& dependent : p.required_by) depends_on[dependent].push_back(p.component.name);
+    for (auto& p : record->packages) {
+      auto d = depends_on.find(p.component.name);
+      if (d == depends_on.end()) continue;
+      std::sort(d->second.begin(), d->second.end());
+      d->second.erase(std::unique(d->second.begin(), d->second.end()), d->second.end());
+      p.component.depends_on = d->second;
+    }
   }
   spdlog::info("apt: {} packages to install ({} requests already met by the base)", resolution.install.size(),
                resolution.already_installed.size());
@@ -517,6 +533,14 @@ StepOutput AptStep::plan(const StepContext& context) const {
   apt::Installer installer(view);
   for (size_t i = 0; i < debs.size(); ++i)
     installer.install(deb_contents(*context.store, resolution.install[i].package, debs[i].digest, std::move(prepared[i])));
+
+  // Each package's license, from its machine-readable copyright file as installed (DEP-5).
+  for (size_t i = 0; i < record->packages.size() && i < installer.packages().size(); ++i) {
+    auto& component = record->packages[i].component;
+    if (installer.packages()[i].record.name != component.name) continue;
+    if (auto text = installer.tree().read("usr/share/doc/" + component.name + "/copyright", 4u << 20))
+      component.license = apt::dep5_license(*text);
+  }
 
   std::vector<apt::UnpackedPackage> added;
   for (const auto& p : installer.packages()) {

@@ -17,6 +17,7 @@
 #include "image/base_image.hpp"
 #include "image/image.hpp"
 #include "recipe/model.hpp"
+#include "util/spdx_license.hpp"
 
 namespace rp {
 
@@ -39,6 +40,13 @@ struct ResolvedComponent {
   std::string layer;    // the layer it went into; empty when it has none of its own
   std::string filename;  // the file's name (a wheel's, a .deb's); empty when the url's last part is it
   bool requested = false;  // named by the recipe itself, not pulled in as a dependency
+  // For the SBOM (not in the lock file): what the package's own metadata declares as its license
+  // (a wheel's METADATA, a .deb's machine-readable copyright file; empty when it declares none or
+  // the file was not read, as in kResolve), the .deb's architecture, and the names of the
+  // components of the same step this one depends on, as the resolution chose them (sorted).
+  DeclaredLicense license;
+  std::string arch;
+  std::vector<std::string> depends_on;
 };
 
 // What a step's resolution looks like in `--resolved` and `--metadata-file` ({"python": {...}}).

@@ -4,6 +4,7 @@
 
 #include <fnmatch.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -17,6 +18,7 @@
 #include "python/package_finder.hpp"
 #include "python/record_check.hpp"
 #include "python/install_plan.hpp"
+#include "python/license.hpp"
 #include "python/interpreter.hpp"
 #include "python/requirements_file.hpp"
 #include "python/resolver.hpp"
@@ -265,7 +267,7 @@ PlannedInterpreter plan_interpreter(const StepContext& context, const recipe::Py
     out.standalone = {{"url", net::redact_url(job.url)}, {"sha256", s.sha256}, {"prefix", s.prefix}};
     out.standalone_bin = s.prefix + "/bin";
     out.archive = ResolvedComponent{"python-interpreter", "cpython", "", net::redact_url(job.url), digest_hex(got.digest),
-                                    got.size, "standalone", kInterpreterLayer, archive_name, true};
+                                    got.size, "standalone", kInterpreterLayer, archive_name, true, {}, "", {}};
   } else {
     path = *py.interpreter;
   }
@@ -466,6 +468,10 @@ void assign_layers(const recipe::PythonSection& effective, const std::vector<pyt
                    std::vector<python::InstalledWheel> installed, const std::string& recipe_file,
                    PythonStepResult& result) {
   LayerAssigner assigner(effective, indexes);
+  // The resolution's edges, turned around: what each package's requirements picked.
+  std::map<std::string, std::vector<std::string>> depends_on;
+  for (const auto& r : resolved)
+    for (const auto& dependent : r.required_by) depends_on[dependent].push_back(r.name);
   std::map<std::string, std::vector<python::InstalledWheel>> by_layer;
   std::map<std::string, std::vector<std::string>> names_by_layer;
   for (size_t i = 0; i < resolved.size(); ++i) {
@@ -483,6 +489,13 @@ void assign_layers(const recipe::PythonSection& effective, const std::vector<pyt
     p.component.layer = layer;
     p.component.filename = artifact.filename;
     p.component.requested = resolved[i].requested;
+    if (!installed.empty()) p.component.license = python::declared_license(installed[i].metadata.headers);
+    if (auto d = depends_on.find(resolved[i].name); d != depends_on.end()) {
+      p.component.depends_on = d->second;
+      std::sort(p.component.depends_on.begin(), p.component.depends_on.end());
+      p.component.depends_on.erase(std::unique(p.component.depends_on.begin(), p.component.depends_on.end()),
+                                   p.component.depends_on.end());
+    }
     p.filename = artifact.filename;
     p.requested = resolved[i].requested;
     p.extras = resolved[i].extras;

@@ -77,8 +77,9 @@ class Pusher {
   }
 
   // PUT /v2/<repo>/manifests/<tag or digest>.
-  void put_manifest(const Reference& ref, const std::string& identifier, const std::string& bytes,
-                    const std::string& media_type) {
+  // Returns the answer's OCI-Subject header ("" when absent).
+  std::string put_manifest(const Reference& ref, const std::string& identifier, const std::string& bytes,
+                           const std::string& media_type) {
     Transport& t = session_.transport(ref.registry);
     net::HttpRequest req;
     req.method = "PUT";
@@ -92,6 +93,7 @@ class Pusher {
     if (auto d = r.header("docker-content-digest"); d && *d != digest)
       throw rp::Error(what + ": the registry stored it as " + *d,
                       "the registry rewrote the manifest; rockpack does not push to registries that do");
+    return r.header("oci-subject").value_or("");
   }
 
   PushStats stats() const { return stats_; }
@@ -140,7 +142,7 @@ PushResult push_image(const SealedImage& image, const ContentStore& store, const
     pusher.push_blobs(image, refs.front());
     // Manifests only after all their blobs are there (else MANIFEST_BLOB_UNKNOWN).
     for (const auto& ref : refs) {
-      pusher.put_manifest(ref, identifier_for(ref, result.digest), image.manifest_bytes, image.manifest.media_type);
+      result.oci_subject = pusher.put_manifest(ref, identifier_for(ref, result.digest), image.manifest_bytes, image.manifest.media_type);
       result.pushed.push_back(pushed_name(ref, result.digest));
     }
   }

@@ -27,6 +27,9 @@ struct PushResult {
   std::string digest;               // of the manifest (or index) pushed
   std::vector<std::string> pushed;  // "registry/repo:tag@digest" for every reference
   PushStats stats;
+  // The OCI-Subject header of the last manifest PUT's answer (distribution-spec 1.1: the registry
+  // indexed the manifest's `subject` for the referrers API); empty when the registry sent none.
+  std::string oci_subject;
 };
 
 // Every reference gets the image: references in the same repository share the blob uploads.

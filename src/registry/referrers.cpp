@@ -5,6 +5,7 @@
 
 #include "image/image.hpp"
 #include "image/media_types.hpp"
+#include "net/url.hpp"
 #include "registry/auth.hpp"
 #include "registry/errors.hpp"
 #include "registry/manifest_fetch.hpp"
@@ -23,22 +24,39 @@ nlohmann::json descriptor_json(const Descriptor& d) {
   return {{"mediaType", d.media_type}, {"digest", d.digest}, {"size", d.size}};
 }
 
-// The referrers API's index for `digest`, or nullopt when the registry does not answer it (404 on
-// distribution 2.8) or answers something that is not an index.
-std::optional<nlohmann::json> referrers_api_index(Transport& t, const std::string& repository, const std::string& digest) {
+// The referrers API's index for `digest` (GET /v2/<name>/referrers/<digest>, distribution-spec
+// 1.1), or nullopt when the registry does not answer it (404 on distribution 2.8) or answers
+// something that is not an image index. With `artifact_type`, the registry is asked to filter
+// (?artifactType=); whether it did (OCI-Filters-Applied) does not matter: callers filter themselves.
+// Pages (Link: <...>; rel="next") are followed, at most 100.
+std::optional<nlohmann::json> referrers_api_index(Transport& t, const std::string& repository, const std::string& digest,
+                                                  const std::string& artifact_type = "") {
   net::HttpRequest req;
   req.method = "GET";
   req.url = "/v2/" + repository + "/referrers/" + digest;
+  if (!artifact_type.empty()) req.url += "?artifactType=" + net::url_encode(artifact_type, "");
   req.headers.emplace_back("Accept", media::kOciIndex);
-  net::HttpResponse r = t.send(req, {repository_scope(repository, "pull")});
-  if (r.status != 200) return std::nullopt;
-  auto parsed = nlohmann::json::parse(r.body, nullptr, false);
-  if (!parsed.is_object()) return nlohmann::json::object();  // answered, but nothing usable in it
-  return parsed;
-}
-
-bool has_referrers_api(Transport& t, const std::string& repository, const std::string& digest) {
-  return referrers_api_index(t, repository, digest).has_value();
+  std::optional<nlohmann::json> out;
+  for (int page = 0; page < 100; ++page) {
+    net::HttpResponse r = t.send(req, {repository_scope(repository, "pull")});
+    if (r.status != 200) return out;
+    auto parsed = nlohmann::json::parse(r.body, nullptr, false);
+    if (!parsed.is_object() || !parsed.value("manifests", nlohmann::json()).is_array()) return out;
+    if (!out) {
+      out = parsed;
+    } else {
+      for (auto& m : parsed["manifests"]) (*out)["manifests"].push_back(std::move(m));
+    }
+    // The next page: a Link header's URL, relative to the registry (RFC 8288, as the spec's example).
+    auto link = r.header("link");
+    if (!link || link->find("rel=\"next\"") == std::string::npos) break;
+    auto open = link->find('<'), close = link->find('>');
+    if (open == std::string::npos || close == std::string::npos || close < open) break;
+    std::string next = link->substr(open + 1, close - open - 1);
+    if (!next.starts_with("/v2/" + repository + "/referrers/")) break;  // only this API, only this repository
+    req.url = next;
+  }
+  return out;
 }
 
 }  // namespace
@@ -74,10 +92,18 @@ AttachedReferrer attach_referrer(const Reference& repository, const Descriptor& 
   AttachedReferrer out;
   out.digest = artifact.manifest.digest;
   Reference by_digest = repository.with_digest(artifact.manifest.digest);
-  push_image(artifact, store, {by_digest}, session);
+  PushResult pushed = push_image(artifact, store, {by_digest}, session);
 
+  // distribution-spec 1.1: a registry that indexed the subject says so with OCI-Subject on the PUT's
+  // answer; then the fallback tag must not be written. Without the header, a registry whose
+  // referrers API lists this manifest already (registries of the 1.1 release candidates answer the
+  // API without sending the header) needs no tag either. Otherwise: the tag.
   Transport& t = session.transport(repository.registry);
-  if (has_referrers_api(t, repository.repository, subject.digest)) return out;
+  if (pushed.oci_subject == subject.digest) return out;
+  if (auto listed = referrers_api_index(t, repository.repository, subject.digest, artifact_type)) {
+    for (const auto& m : (*listed)["manifests"])
+      if (m.is_object() && m.value("digest", nlohmann::json()) == artifact.manifest.digest) return out;
+  }
 
   // The fallback tag: the index it names (if any) keeps its other referrers; this one is added once.
   out.used_tag_fallback = true;
@@ -105,7 +131,7 @@ std::optional<std::string> find_referrer_artifact(const Reference& repository, c
                                                   Session& session, uint64_t max_bytes) {
   Transport& t = session.transport(repository.registry);
   const std::string where = repository.name() + "@" + subject_digest;
-  std::optional<nlohmann::json> index = referrers_api_index(t, repository.repository, subject_digest);
+  std::optional<nlohmann::json> index = referrers_api_index(t, repository.repository, subject_digest, artifact_type);
   if (!index) {
     try {
       FetchedManifest tagged = fetch_manifest(t, repository.repository, "sha256-" + subject_digest.substr(7));

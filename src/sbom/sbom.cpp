@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -110,7 +111,15 @@ std::string spdx_json(const Document& doc) {
   relationships.push_back(
       {{"spdxElementId", "SPDXRef-DOCUMENT"}, {"relationshipType", "DESCRIBES"}, {"relatedSpdxElement", "SPDXRef-Image"}});
   size_t index = 0;
-  for (const auto& c : sorted(doc.components)) {
+  const std::vector<Component> components = sorted(doc.components);
+  std::map<std::string, std::string> id_of_ref;
+  for (const auto& c : components) {
+    std::string id = spdx_id(c, ++index);
+    if (!c.ref.empty()) id_of_ref.emplace(c.ref, id);
+  }
+  index = 0;
+  json depends = json::array();
+  for (const auto& c : components) {
     std::string id = spdx_id(c, ++index);
     json p = {{"SPDXID", id},
               {"name", c.name},
@@ -125,11 +134,19 @@ std::string spdx_json(const Document& doc) {
     if (!c.sha256.empty()) p["checksums"] = {{{"algorithm", "SHA256"}, {"checksumValue", c.sha256}}};
     p["primaryPackagePurpose"] = c.kind == "base-image" ? "CONTAINER" : c.kind == "python-interpreter" ? "APPLICATION" : "LIBRARY";
     if (!c.origin.empty()) p["sourceInfo"] = "found on " + c.origin;
+    if (c.license.empty() && !c.license_text.empty())
+      p["licenseComments"] = "The package's metadata declares \"" + c.license_text + "\", which is not an SPDX license expression.";
     packages.push_back(p);
     relationships.push_back({{"spdxElementId", "SPDXRef-Image"},
                              {"relationshipType", c.kind == "base-image" ? "DESCENDANT_OF" : "CONTAINS"},
                              {"relatedSpdxElement", id}});
+    std::set<std::string> targets;
+    for (const auto& dep : c.depends_on)
+      if (auto it = id_of_ref.find(dep); it != id_of_ref.end() && it->second != id) targets.insert(it->second);
+    for (const auto& target : targets)
+      depends.push_back({{"spdxElementId", id}, {"relationshipType", "DEPENDS_ON"}, {"relatedSpdxElement", target}});
   }
+  for (auto& r : depends) relationships.push_back(std::move(r));
   d["packages"] = packages;
   d["relationships"] = relationships;
   return d.dump(2) + "\n";
@@ -149,10 +166,20 @@ std::string cyclonedx_json(const Document& doc) {
   json components = json::array();
   json depends = json::array();
   std::set<std::string> refs;
-  for (const auto& c : sorted(doc.components)) {
+  const std::vector<Component> sorted_components = sorted(doc.components);
+  std::vector<std::string> bom_refs;
+  std::map<std::string, std::string> bom_ref_of;
+  for (const auto& c : sorted_components) {
     std::string ref = purl(c);
     // bom-refs are unique: the same package twice (two site directories) gets a suffix.
     for (int n = 2; !refs.insert(ref).second; ++n) ref = purl(c) + "#" + std::to_string(n);
+    bom_refs.push_back(ref);
+    if (!c.ref.empty()) bom_ref_of.emplace(c.ref, ref);
+  }
+  json package_dependencies = json::array();
+  for (size_t i = 0; i < sorted_components.size(); ++i) {
+    const Component& c = sorted_components[i];
+    const std::string& ref = bom_refs[i];
     json j = {{"type", c.kind == "base-image" ? "container" : c.kind == "python-interpreter" ? "application" : "library"},
               {"bom-ref", ref},
               {"name", c.name},
@@ -160,12 +187,22 @@ std::string cyclonedx_json(const Document& doc) {
     if (!c.version.empty()) j["version"] = c.version;
     if (!c.sha256.empty()) j["hashes"] = {{{"alg", "SHA-256"}, {"content", c.sha256}}};
     if (!c.url.empty()) j["externalReferences"] = {{{"type", "distribution"}, {"url", c.url}}};
-    if (!c.license.empty()) j["licenses"] = {{{"expression", c.license}}};
+    if (!c.license.empty())
+      j["licenses"] = {{{"expression", c.license}}};
+    else if (!c.license_text.empty())
+      j["licenses"] = {{{"license", {{"name", c.license_text}}}}};
     components.push_back(j);
     depends.push_back(ref);
+    std::set<std::string> targets;
+    for (const auto& dep : c.depends_on)
+      if (auto it = bom_ref_of.find(dep); it != bom_ref_of.end() && it->second != ref) targets.insert(it->second);
+    // Every component gets an entry (an empty dependsOn says: depends on nothing listed here).
+    package_dependencies.push_back({{"ref", ref}, {"dependsOn", json(std::vector<std::string>(targets.begin(), targets.end()))}});
   }
   d["components"] = components;
-  d["dependencies"] = {{{"ref", "image"}, {"dependsOn", depends}}};
+  d["dependencies"] = json::array();
+  d["dependencies"].push_back({{"ref", "image"}, {"dependsOn", depends}});
+  for (auto& e : package_dependencies) d["dependencies"].push_back(std::move(e));
   return d.dump(2) + "\n";
 }
 

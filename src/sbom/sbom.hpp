@@ -19,7 +19,14 @@ struct Component {
   uint64_t size = 0;
   std::string origin;   // the index, repository or registry it was found on
   std::string arch;     // .debs: the architecture
-  std::string license;  // an SPDX expression when known; empty otherwise
+  std::string license;  // a valid SPDX license expression when the metadata declares one; empty otherwise
+  // What the metadata declares when it is no SPDX expression (a free-text License field, a Debian
+  // license name without SPDX counterpart): SPDX licenseComments, CycloneDX license name.
+  std::string license_text;
+  // This component's key for depends_on (unique within the document; empty: no edges), and the keys
+  // of the components it depends on (SPDX DEPENDS_ON, CycloneDX dependencies). Unknown keys are skipped.
+  std::string ref;
+  std::vector<std::string> depends_on;
 };
 
 struct Document {

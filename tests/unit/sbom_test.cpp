@@ -2,26 +2,46 @@
 // the same bytes for the same input).
 #include <doctest/doctest.h>
 
+#include <map>
+
 #include <nlohmann/json.hpp>
 
 #include "sbom/sbom.hpp"
 
 using namespace rp::sbom;
 
+namespace {
+// A component from its first fields (kind, name, version, url, sha256, size, origin, arch, license).
+Component C(std::string kind, std::string name, std::string version, std::string url, std::string sha256, uint64_t size,
+            std::string origin, std::string arch, std::string license) {
+  Component c;
+  c.kind = std::move(kind);
+  c.name = std::move(name);
+  c.version = std::move(version);
+  c.url = std::move(url);
+  c.sha256 = std::move(sha256);
+  c.size = size;
+  c.origin = std::move(origin);
+  c.arch = std::move(arch);
+  c.license = std::move(license);
+  return c;
+}
+}  // namespace
+
 TEST_CASE("purls: pypi names normalized, deb with arch, oci base by digest") {
-  CHECK(purl({"python-package", "Foo_Bar.baz", "1.0+local", "", "", 0, "", "", ""}) == "pkg:pypi/foo-bar-baz@1.0+local");
-  CHECK(purl({"apt-package", "libc6", "2.36-9", "", "", 0, "", "amd64", ""}) == "pkg:deb/debian/libc6@2.36-9?arch=amd64");
-  CHECK(purl({"base-image", "registry.example/lib/debian", "sha256:ab", "", "", 0, "", "", ""}) ==
+  CHECK(purl(C("python-package", "Foo_Bar.baz", "1.0+local", "", "", 0, "", "", "")) == "pkg:pypi/foo-bar-baz@1.0+local");
+  CHECK(purl(C("apt-package", "libc6", "2.36-9", "", "", 0, "", "amd64", "")) == "pkg:deb/debian/libc6@2.36-9?arch=amd64");
+  CHECK(purl(C("base-image", "registry.example/lib/debian", "sha256:ab", "", "", 0, "", "", "")) ==
         "pkg:oci/debian@sha256%3Aab?repository_url=registry.example%2Flib%2Fdebian");
-  CHECK(purl({"python-interpreter", "cpython", "3.12.1", "http://h/p.tar.gz", "", 0, "", "", ""}) ==
+  CHECK(purl(C("python-interpreter", "cpython", "3.12.1", "http://h/p.tar.gz", "", 0, "", "", "")) ==
         "pkg:generic/cpython@3.12.1?download_url=http%3A%2F%2Fh%2Fp.tar.gz");
 }
 
 TEST_CASE("SPDX: required fields, image DESCRIBED, packages CONTAINED, sorted and stable") {
   Document doc{"app", "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", "2024-01-01T00:00:00Z",
                "0.1.0", {}};
-  doc.components.push_back({"python-package", "zeta", "2", "https://x/zeta.whl", std::string(64, 'a'), 1, "", "", ""});
-  doc.components.push_back({"python-package", "alpha", "1", "https://x/alpha.whl", std::string(64, 'b'), 1, "", "", "MIT"});
+  doc.components.push_back(C("python-package", "zeta", "2", "https://x/zeta.whl", std::string(64, 'a'), 1, "", "", ""));
+  doc.components.push_back(C("python-package", "alpha", "1", "https://x/alpha.whl", std::string(64, 'b'), 1, "", "", "MIT"));
   auto j = nlohmann::json::parse(spdx_json(doc));
   CHECK(j["spdxVersion"] == "SPDX-2.3");
   CHECK(j["creationInfo"]["created"] == "2024-01-01T00:00:00Z");
@@ -40,4 +60,38 @@ TEST_CASE("SPDX: required fields, image DESCRIBED, packages CONTAINED, sorted an
   REQUIRE(c["components"].size() == 2);
   CHECK(c["components"][0]["purl"] == "pkg:pypi/alpha@1");
   CHECK(c["dependencies"][0]["dependsOn"].size() == 2);
+}
+
+TEST_CASE("SPDX and CycloneDX: DEPENDS_ON from depends_on keys, sorted, unknown keys skipped") {
+  Document doc{"app", "sha256:" + std::string(64, 'c'), "2024-01-01T00:00:00Z", "0.1.0", {}};
+  Component app = C("python-package", "app", "1", "", "", 0, "", "", "");
+  app.ref = "python/app";
+  app.depends_on = {"python/zlib-py", "python/attrs", "python/not-there", "python/app"};
+  Component attrs = C("python-package", "attrs", "23", "", "", 0, "", "", "MIT");
+  attrs.ref = "python/attrs";
+  Component z = C("python-package", "zlib-py", "1", "", "", 0, "", "", "");
+  z.ref = "python/zlib-py";
+  z.license_text = "BSD-ish";
+  doc.components = {z, app, attrs};
+  auto j = nlohmann::json::parse(spdx_json(doc));
+  std::vector<std::pair<std::string, std::string>> deps;
+  std::map<std::string, std::string> names;
+  for (const auto& p : j["packages"]) names[p["SPDXID"]] = p["name"];
+  for (const auto& r : j["relationships"])
+    if (r["relationshipType"] == "DEPENDS_ON") deps.emplace_back(names[r["spdxElementId"]], names[r["relatedSpdxElement"]]);
+  CHECK(deps == std::vector<std::pair<std::string, std::string>>{{"app", "attrs"}, {"app", "zlib-py"}});
+  for (const auto& p : j["packages"])
+    if (p["name"] == "zlib-py") {
+      CHECK(p["licenseDeclared"] == "NOASSERTION");
+      CHECK(p["licenseComments"].get<std::string>().find("BSD-ish") != std::string::npos);
+    }
+  auto c = nlohmann::json::parse(cyclonedx_json(doc));
+  REQUIRE(c["dependencies"].size() == 4);
+  CHECK(c["dependencies"][0]["ref"] == "image");
+  CHECK(c["dependencies"][1]["ref"] == "pkg:pypi/app@1");
+  CHECK(c["dependencies"][1]["dependsOn"] == nlohmann::json({"pkg:pypi/attrs@23", "pkg:pypi/zlib-py@1"}));
+  CHECK(c["dependencies"][2]["dependsOn"].empty());
+  CHECK(c["components"][1]["licenses"][0]["expression"] == "MIT");
+  CHECK(c["components"][2]["licenses"][0]["license"]["name"] == "BSD-ish");
+  CHECK(spdx_json(doc) == spdx_json(Document{doc.image_name, doc.image_digest, doc.created, doc.tool_version, {attrs, z, app}}));
 }

@@ -110,3 +110,18 @@ make_image() {
 skopeo_digest() {
   skopeo inspect --tls-verify=false "$@" | python3 -c 'import json,sys; print(json.load(sys.stdin)["Digest"])'
 }
+
+# start_referrers_shim UPSTREAM_HOSTPORT [ARGS...]: the OCI referrers API in front of a registry
+# without it (tests/tools/referrers_shim.py); sets SHIM (host:port). Requests logged to $WORK/shim-PORT.log.
+start_referrers_shim() {
+  local upstream_port=${1##*:} port
+  shift
+  port=$(free_port)
+  SHIM_LOG="$WORK/shim-$port.log"
+  : > "$SHIM_LOG"
+  python3 "$TOOLS/referrers_shim.py" --port "$port" --upstream-port "$upstream_port" --log "$SHIM_LOG" "$@" \
+    > "$WORK/shim-$port.out" 2>&1 &
+  track_pid $!
+  wait_http "http://127.0.0.1:$port/v2/"
+  SHIM="127.0.0.1:$port"
+}
