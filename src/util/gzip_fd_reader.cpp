@@ -9,16 +9,6 @@
 
 namespace rp {
 
-namespace {
-
-// The compressed window: a member that fits in half of it is always whole when it is tried, since
-// the window is topped up whenever less than half is left.
-constexpr size_t kInputBytes = 8u << 20;
-// Members that inflate to at most this go through libdeflate (rockpack's are 1 MiB).
-constexpr size_t kOutputBytes = 4u << 20;
-
-}  // namespace
-
 struct GzipFdReader::State {
   libdeflate_decompressor* deflate = nullptr;
   z_stream z{};
@@ -29,8 +19,9 @@ struct GzipFdReader::State {
   }
 };
 
-GzipFdReader::GzipFdReader(int fd, Sha256* compressed_sha, Sha256* uncompressed_sha)
-    : fd_(fd), compressed_sha_(compressed_sha), uncompressed_sha_(uncompressed_sha), in_(kInputBytes), out_(kOutputBytes),
+GzipFdReader::GzipFdReader(int fd, Sha256* compressed_sha, Sha256* uncompressed_sha, size_t input_window,
+                           size_t libdeflate_limit)
+    : fd_(fd), compressed_sha_(compressed_sha), uncompressed_sha_(uncompressed_sha), in_(input_window), out_(libdeflate_limit),
       state_(std::make_unique<State>()) {
   state_->deflate = libdeflate_alloc_decompressor();
   state_->z_ready = inflateInit2(&state_->z, 16 + MAX_WBITS) == Z_OK;  // gzip only

@@ -10,6 +10,7 @@
 // libarchive's filter ignores them. A C callback: nothing throws through it.
 #include <archive.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -21,7 +22,14 @@ namespace rp {
 
 class GzipFdReader {
  public:
-  GzipFdReader(int fd, Sha256* compressed_sha, Sha256* uncompressed_sha);
+  // The compressed window: a member that fits in half of it is always whole when it is tried, since
+  // the window is topped up whenever less than half is left. Members that inflate to at most
+  // `libdeflate_limit` go through libdeflate (rockpack's are 1 MiB). The fuzz target makes both
+  // small, so that every path is reached with small inputs.
+  static constexpr size_t kInputWindow = 8u << 20;
+  static constexpr size_t kLibdeflateLimit = 4u << 20;
+  GzipFdReader(int fd, Sha256* compressed_sha, Sha256* uncompressed_sha, size_t input_window = kInputWindow,
+               size_t libdeflate_limit = kLibdeflateLimit);
   ~GzipFdReader();
   GzipFdReader(const GzipFdReader&) = delete;
   GzipFdReader& operator=(const GzipFdReader&) = delete;
