@@ -5,7 +5,7 @@
 # that same instrumented library, so every unit test case is also checked by ASan+UBSan (leaks too).
 #
 #   tools/fuzz.sh                          the smoke run CI does (tools/test.sh): every target for
-#                                          FUZZ_SECONDS seconds (default 10), FUZZ_JOBS at a time,
+#                                          FUZZ_SECONDS seconds (default 5), FUZZ_JOBS at a time,
 #                                          then the unit tests under ASan+UBSan (FUZZ_UNIT=0: skip them)
 #   tools/fuzz.sh --long SECONDS [TARGET]  a longer run on demand: every target, or only TARGET
 #   tools/fuzz.sh --build-only             configure and build, run nothing
@@ -22,7 +22,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 build_dir=${FUZZ_BUILD_DIR:-build-fuzz}
-seconds=${FUZZ_SECONDS:-10}
+seconds=${FUZZ_SECONDS:-5}
 jobs=${FUZZ_JOBS:-$(nproc)}
 build_jobs=${FUZZ_BUILD_JOBS:-$(nproc)}
 unit=${FUZZ_UNIT:-1}
