@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   # build
-  build-essential cmake pkg-config git
+  build-essential cmake ninja-build pkg-config git
   libcurl4-openssl-dev libarchive-dev nlohmann-json3-dev libyaml-cpp-dev libssl-dev
   libspdlog-dev libfmt-dev doctest-dev libzstd-dev libdeflate-dev zlib1g-dev libcli11-dev
   # OpenPGP verification of apt repositories (InRelease signatures)

@@ -11,7 +11,7 @@ namespace rp::apt {
 
 namespace {
 
-constexpr const char* kOrigin = "accounts";
+constexpr const char* kAccountsOrigin = "accounts";
 
 // One colon-separated database (passwd, group, shadow, gshadow): its lines as written.
 struct Table {
@@ -119,7 +119,7 @@ Entry file(const std::string& path, std::string text, uint32_t mode, uint32_t gi
   e.mode = mode;
   e.gid = gid;
   e.content = std::make_shared<InlineContent>(std::move(text));
-  e.origin = kOrigin;
+  e.origin = kAccountsOrigin;
   return e;
 }
 
@@ -227,7 +227,7 @@ AccountsResult plan_accounts(const FileTree& image, const std::vector<GroupReque
       dir.mode = 0755;  // useradd -m with Debian's UMASK 022
       dir.uid = uid;
       dir.gid = gid;
-      dir.origin = kOrigin;
+      dir.origin = kAccountsOrigin;
       out.entries.push_back(std::move(dir));
     }
     out.done.push_back("user " + u.name + " " + std::to_string(uid) + ":" + std::to_string(gid) + " " + home);

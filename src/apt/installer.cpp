@@ -16,7 +16,7 @@ namespace {
 
 constexpr int kMaxSymlinks = 40;
 
-std::string join(const std::vector<std::string>& parts, size_t n) {
+std::string join_first(const std::vector<std::string>& parts, size_t n) {
   std::string out;
   for (size_t i = 0; i < n && i < parts.size(); ++i) {
     if (!out.empty()) out.push_back('/');
@@ -36,7 +36,7 @@ std::string lexically_join(const std::string& base, const std::string& target) {
       parts.push_back(c);
     }
   }
-  return join(parts, parts.size());
+  return join_first(parts, parts.size());
 }
 
 // The md5 of a content source's bytes (conffiles are recorded with it in the status file).
@@ -336,7 +336,7 @@ void Installer::install(const DebContents& deb) {
     std::vector<std::string> parts = path_components(m.path);
     for (const auto& c : parts)
       if (c == "..") throw InputError(origin + ": member '" + m.path + "' climbs out of the root", "the package is hostile or broken");
-    std::string rel = join(parts, parts.size());
+    std::string rel = join_first(parts, parts.size());
     std::string listed = rel.empty() ? "/." : "/" + rel;
     rec.paths.push_back(listed);
     if (rel.empty()) continue;
@@ -388,7 +388,7 @@ void Installer::install(const DebContents& deb) {
         break;
       case EntryType::kHardlink: {
         std::vector<std::string> target_parts = path_components(m.link_target);
-        auto target = dest_of_member.find(join(target_parts, target_parts.size()));
+        auto target = dest_of_member.find(join_first(target_parts, target_parts.size()));
         if (target == dest_of_member.end())
           throw InputError(origin + ": hardlink '" + listed + "' points to '" + m.link_target + "', which comes nowhere before it",
                            "the package is broken");

@@ -11,14 +11,14 @@ namespace rp::apt {
 
 namespace {
 
-constexpr const char* kOrigin = "apt (maintainer-script effects)";
+constexpr const char* kEffectsOrigin = "apt (maintainer-script effects)";
 
 Entry directory(const std::string& path) {
   Entry e;
   e.path = path;
   e.type = EntryType::kDirectory;
   e.mode = 0755;
-  e.origin = kOrigin;
+  e.origin = kEffectsOrigin;
   return e;
 }
 
@@ -28,7 +28,7 @@ Entry symlink(const std::string& path, const std::string& target) {
   e.type = EntryType::kSymlink;
   e.mode = 0777;
   e.link_target = target;
-  e.origin = kOrigin;
+  e.origin = kEffectsOrigin;
   return e;
 }
 
@@ -38,7 +38,7 @@ Entry file(const std::string& path, std::string bytes, uint32_t mode = 0644) {
   e.type = EntryType::kFile;
   e.mode = mode;
   e.content = std::make_shared<InlineContent>(std::move(bytes));
-  e.origin = kOrigin;
+  e.origin = kEffectsOrigin;
   return e;
 }
 

@@ -2,17 +2,11 @@
 
 #include "util/deb822.hpp"
 #include "util/error.hpp"
+#include "util/digest.hpp"
 
 namespace rp::apt {
 
 namespace {
-
-bool is_hex64(std::string_view s) {
-  if (s.size() != 64) return false;
-  for (char c : s)
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-  return true;
-}
 
 // Fills the fields both indexes and the status file have. Throws rp::Error on a bad name or version.
 Package read_common(const Deb822Stanza& s, const std::string& what) {
@@ -114,7 +108,7 @@ std::vector<Package> parse_packages_index(std::string_view text, const std::stri
         p.size = p.size * 10 + static_cast<uint64_t>(c - '0');
       }
       p.sha256 = s.value("SHA256");
-      if (!is_hex64(p.sha256))
+      if (!is_sha256_hex(p.sha256))
         throw Error(what + ":" + std::to_string(s.line_of("SHA256")) + ": SHA256 of " + p.name + " is not 64 hex digits");
       p.origin = origin;
       out.push_back(std::move(p));

@@ -5,17 +5,11 @@
 #include "util/deb822.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
+#include "util/digest.hpp"
 
 namespace rp::apt {
 
 namespace {
-
-bool is_hex64(std::string_view s) {
-  if (s.size() != 64) return false;
-  for (char c : s)
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-  return true;
-}
 
 std::optional<uint64_t> to_u64(std::string_view s) {
   if (s.empty() || s.size() > 19) return std::nullopt;
@@ -83,7 +77,7 @@ Release parse_release(std::string_view text, const std::string& what) {
     if (l.empty()) continue;
     auto w = split_words(l);
     auto size = w.size() == 3 ? to_u64(w[1]) : std::nullopt;
-    if (w.size() != 3 || !is_hex64(w[0]) || !size)
+    if (w.size() != 3 || !is_sha256_hex(w[0]) || !size)
       throw Error(what + ":" + std::to_string(first_line + k) + ": malformed SHA256 entry '" +
                       std::string(l.substr(0, 100)) + "'",
                   "each entry is '<sha256> <size> <path>'");

@@ -3,12 +3,12 @@
 #include <limits>
 
 #include "util/error.hpp"
+#include "util/strings.hpp"
 
 namespace rp::apt {
 
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
 

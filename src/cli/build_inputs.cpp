@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <iostream>
+#include <sstream>
 #include <iterator>
 
 #include "util/error.hpp"
@@ -48,7 +49,9 @@ LoadedPlan load_and_plan(const std::string& recipe_file, const std::vector<std::
   recipe::LoadOptions load = load_options(set_pairs);
   for (const auto& dir : allow_paths) load.allow_paths.push_back(std::filesystem::absolute(dir).lexically_normal());
   if (recipe_file == "-") {
-    std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
+    std::ostringstream in;  // (not istreambuf_iterator: GCC 12 warns falsely of a null dereference in it)
+    in << std::cin.rdbuf();
+    std::string text = std::move(in).str();
     if (text.empty()) throw InputError("the recipe on stdin is empty", "pipe a recipe in: rockpack build - < recipe.yaml");
     load.recipe_text = std::move(text);
   }

@@ -22,8 +22,6 @@ namespace {
 
 constexpr uint64_t kMaxReportBytes = 16u << 20;  // as report::parse_report accepts
 
-bool is_base_step(const std::string& step) { return step == "base"; }
-
 report::Package package_from_json(const nlohmann::json& j) {
   report::Package p;
   p.kind = j.value("kind", "");

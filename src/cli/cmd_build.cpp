@@ -158,7 +158,9 @@ void run_build(const BuildArgs& args) {
     return registry::resolve_base(base, platform, store, session);
   };
   // Every step (plan/steps.cpp), in its order; with --dry-run they resolve without downloading.
-  StepRunOptions steps{.mode = args.dry_run ? StepMode::kResolve : StepMode::kBuild, .store = &store};
+  StepRunOptions steps;
+  steps.mode = args.dry_run ? StepMode::kResolve : StepMode::kBuild;
+  steps.store = &store;
   steps.downloads.verify_tls = !args.insecure_downloads;
   steps.downloads.store_only = args.store_only;
   if (lock) steps.lock = LockUse{&*lock, lock_path_for(args.recipe, args.lock_file), true, {}};

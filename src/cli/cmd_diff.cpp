@@ -47,7 +47,7 @@ void print_packages(const json& p) {
                 text_of(j["old"]).c_str(), text_of(j["new"]).c_str(), where(j).c_str());
 }
 
-void print_text(const json& d) {
+void print_diff_text(const json& d) {
   std::printf("A: %s %s\n", text_of(d["a"]["source"]).c_str(), text_of(d["a"]["digest"]).c_str());
   std::printf("B: %s %s\n", text_of(d["b"]["source"]).c_str(), text_of(d["b"]["digest"]).c_str());
   if (d["identical"].get<bool>()) {
@@ -111,7 +111,7 @@ void run_diff(const DiffArgs& args) {
   inv[1].manifest_digest = b.manifest_digest;
   json d = inventory::diff(inv[0], inv[1]);
   if (args.json) std::printf("%s\n", d.dump(2).c_str());
-  else print_text(d);
+  else print_diff_text(d);
 }
 
 }  // namespace

@@ -152,7 +152,7 @@ nlohmann::json to_json(const LocalImage& img) {
   return j;
 }
 
-void print_text(const nlohmann::json& j) {
+void print_inspect_text(const nlohmann::json& j) {
   auto str = [](const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
   std::printf("Image:        %s\n", str(j["source"]).c_str());
   if (j.contains("digest")) std::printf("Digest:       %s\n", str(j["digest"]).c_str());
@@ -215,7 +215,7 @@ void run_inspect(const InspectArgs& args) {
       std::printf("%s\n", j.dump(2).c_str());
       return;
     }
-    print_text(j);
+    print_inspect_text(j);
     return;
   }
   LocalImage img = read_local_image(ImageLocation::parse(args.location));
@@ -230,7 +230,7 @@ void run_inspect(const InspectArgs& args) {
     std::printf("%s\n", j.dump(2).c_str());
     return;
   }
-  print_text(j);
+  print_inspect_text(j);
   if (args.python) print_python_packages(j["python_packages"]);
 }
 }  // namespace

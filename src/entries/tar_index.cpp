@@ -15,11 +15,11 @@ namespace rp {
 
 namespace {
 
-constexpr size_t kBlock = 512;
+constexpr size_t kTarBlock = 512;
 constexpr uint64_t kMaxExtendedHeader = 1u << 20;  // PAX records, GNU long names
 constexpr int kRecordVersion = 2;  // 2: owners
 
-uint64_t round_up(uint64_t n) { return (n + kBlock - 1) / kBlock * kBlock; }
+uint64_t round_up(uint64_t n) { return (n + kTarBlock - 1) / kTarBlock * kTarBlock; }
 
 class TarFile {
  public:
@@ -96,7 +96,7 @@ bool checksum_ok(const char* h) {
   auto stored = number_field(h + 148, 8);
   if (!stored) return false;
   uint64_t sum = 0;
-  for (size_t i = 0; i < kBlock; ++i)
+  for (size_t i = 0; i < kTarBlock; ++i)
     sum += (i >= 148 && i < 156) ? ' ' : static_cast<unsigned char>(h[i]);
   return sum == *stored;
 }
@@ -184,18 +184,18 @@ std::vector<TarIndexMember> index_plain_tar(const fs::path& file, const std::str
   PaxOwner next_owner;
   uint64_t pos = 0;
   for (;;) {
-    if (pos + kBlock > tar.size()) {
+    if (pos + kTarBlock > tar.size()) {
       if (pos == tar.size() && !out.empty()) break;  // no end blocks: accepted, as GNU tar does
       tar.fail("it is truncated");
     }
-    std::string header = tar.read_at(pos, kBlock);
+    std::string header = tar.read_at(pos, kTarBlock);
     const char* h = header.data();
     if (header.find_first_not_of('\0') == std::string::npos) break;  // end of archive
     if (!checksum_ok(h)) tar.fail("bad header checksum at offset " + std::to_string(pos));
     auto size_field = number_field(h + 124, 12);
     if (!size_field) tar.fail("bad size field at offset " + std::to_string(pos));
     char type = h[156];
-    uint64_t data_offset = pos + kBlock;
+    uint64_t data_offset = pos + kTarBlock;
     bool extension = type == 'x' || type == 'g' || type == 'L' || type == 'K';
     uint64_t stored = has_next_size && !extension ? next_size : *size_field;
     if (stored > tar.size() - std::min(tar.size(), data_offset)) tar.fail("member data runs past the end");

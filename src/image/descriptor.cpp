@@ -12,6 +12,10 @@ nlohmann::json Descriptor::to_json() const {
   return j;
 }
 
+nlohmann::json Descriptor::to_bare_json() const {
+  return {{"mediaType", media_type}, {"digest", digest}, {"size", size}};
+}
+
 Descriptor Descriptor::from_json(const nlohmann::json& j, const std::string& where) {
   if (!j.is_object()) throw Error(where + ": a descriptor is not a JSON object");
   Descriptor d;

@@ -19,6 +19,9 @@ struct Descriptor {
   std::optional<Platform> platform;
 
   nlohmann::json to_json() const;
+  // mediaType, digest and size only, never annotations or platform: how an artifact's layers and
+  // subject and the layer cache's list name a blob.
+  nlohmann::json to_bare_json() const;
   // Validates the digest and size; throws rp::Error naming `where` when the JSON is malformed.
   static Descriptor from_json(const nlohmann::json& j, const std::string& where);
 };

@@ -12,6 +12,7 @@
 #include "entries/path_parts.hpp"
 #include "util/digest.hpp"
 #include "util/error.hpp"
+#include "util/strings.hpp"
 
 namespace rp {
 
@@ -33,22 +34,6 @@ std::optional<std::string> member_key(std::string_view path) {
   if (key.empty()) return std::nullopt;
   return key;
 }
-
-std::string base_of(const std::string& key) {
-  size_t slash = key.rfind('/');
-  return slash == std::string::npos ? key : key.substr(slash + 1);
-}
-
-// One member of a layer, collected before it is applied.
-struct LayerMember {
-  std::string key;
-  EntryType type = EntryType::kFile;
-  uint32_t mode = 0;
-  uint64_t size = 0;
-  std::string link;  // symlink target as written, or hardlink target key
-  std::shared_ptr<const std::string> bytes;
-  uint32_t uid = 0, gid = 0;
-};
 
 }  // namespace
 
@@ -103,7 +88,7 @@ std::string RootfsView::through_parent_symlinks(const std::string& key) const {
     }
     current = std::move(next);
   }
-  return current.empty() ? base_of(key) : current + "/" + base_of(key);
+  return current.empty() ? path_base(key) : current + "/" + path_base(key);
 }
 
 void RootfsView::put(const std::string& original_key, Stored stored) {
@@ -135,7 +120,17 @@ void RootfsView::put(const std::string& original_key, Stored stored) {
 // What one layer holds, read before it is applied (whiteouts apply to the layers below only,
 // whatever their position in the tar).
 struct RootfsView::LayerRead {
-  std::vector<LayerMember> members;
+  // One member of a layer, collected before it is applied.
+  struct Member {
+    std::string key;
+    EntryType type = EntryType::kFile;
+    uint32_t mode = 0;
+    uint64_t size = 0;
+    std::string link;  // symlink target as written, or hardlink target key
+    std::shared_ptr<const std::string> bytes;
+    uint32_t uid = 0, gid = 0;
+  };
+  std::vector<Member> members;
   std::vector<std::string> whiteouts;    // keys removed with their subtree
   std::vector<std::string> opaque_dirs;  // directories whose lower contents are hidden
 };
@@ -146,7 +141,7 @@ std::shared_ptr<const RootfsView::LayerRead> read_members(LayerArchive& layer_ar
   archive* a = layer_archive.get();
   const std::string& where = layer_archive.where();
   auto out = std::make_shared<RootfsView::LayerRead>();
-  std::vector<LayerMember>& members = out->members;
+  std::vector<RootfsView::LayerRead::Member>& members = out->members;
   archive_entry* e;
   int r;
   std::vector<char> chunk(1 << 16);
@@ -154,7 +149,7 @@ std::shared_ptr<const RootfsView::LayerRead> read_members(LayerArchive& layer_ar
     const char* name = archive_entry_pathname(e);
     auto key = member_key(name ? name : "");
     if (!key) continue;
-    std::string base = base_of(*key);
+    std::string base = path_base(*key);
     if (base == kOpaqueMarker) {
       out->opaque_dirs.push_back(parent_key(*key));
       continue;
@@ -164,7 +159,7 @@ std::shared_ptr<const RootfsView::LayerRead> read_members(LayerArchive& layer_ar
       if (!hidden.empty()) out->whiteouts.push_back(parent_key(*key).empty() ? hidden : parent_key(*key) + "/" + hidden);
       continue;
     }
-    LayerMember m;
+    RootfsView::LayerRead::Member m;
     m.key = std::move(*key);
     m.mode = archive_entry_perm(e) & 07777;
     m.uid = static_cast<uint32_t>(archive_entry_uid(e));

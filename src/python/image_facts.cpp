@@ -5,12 +5,12 @@
 
 #include "python/text.hpp"
 #include "util/deb822.hpp"
+#include "util/strings.hpp"
 
 namespace rp::python {
 
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // "2.36" at the start of `s` (digits '.' digits); returns its length, 0 if none.
 size_t dotted_number_length(std::string_view s) {

@@ -27,7 +27,7 @@ std::string dirname(const std::string& path) {
 
 std::string basename(const std::string& path) { return path.substr(path.rfind('/') + 1); }
 
-std::string join(const std::string& dir, const std::string& name) {
+std::string join_dir(const std::string& dir, const std::string& name) {
   return dir == "/" ? "/" + name : dir + "/" + name;
 }
 
@@ -77,7 +77,7 @@ std::string stdlib_name(const MajorMinor& mm) {
   std::string dir = dirname(path);
   std::vector<std::string> pythons;
   for (const auto& name : fs.list(dir))
-    if (name.rfind("python", 0) == 0) pythons.push_back(join(dir, name));
+    if (name.rfind("python", 0) == 0) pythons.push_back(join_dir(dir, name));
   std::string hint;
   if (pythons.empty()) {
     hint = "the image has no python* in " + dir + "; install Python in the base image or use python.standalone";
@@ -99,9 +99,9 @@ MajorMinor find_major_minor(const FileTree& fs, const Interpreter& py) {
   std::set<std::pair<int, int>> seen;
   std::optional<MajorMinor> found;
   for (std::string dir = dirname(py.real_executable);; dir = dirname(dir)) {
-    for (const auto& name : fs.list(join(dir, "lib"))) {
+    for (const auto& name : fs.list(join_dir(dir, "lib"))) {
       auto mm = version_from_name(name);
-      if (!mm || !is_file(fs, join(join(join(dir, "lib"), name), "os.py"))) continue;
+      if (!mm || !is_file(fs, join_dir(join_dir(join_dir(dir, "lib"), name), "os.py"))) continue;
       if (seen.insert({mm->major, mm->minor}).second) found = mm;
     }
     if (!seen.empty() || dir == "/") break;
@@ -116,7 +116,7 @@ MajorMinor find_major_minor(const FileTree& fs, const Interpreter& py) {
 // upwards, that holds lib/pythonX.Y/os.py.
 std::optional<std::string> find_prefix(const FileTree& fs, const std::string& real_executable, const std::string& lib_name) {
   for (std::string dir = dirname(real_executable);; dir = dirname(dir)) {
-    if (is_file(fs, join(dir, "lib/" + lib_name + "/os.py"))) return dir;
+    if (is_file(fs, join_dir(dir, "lib/" + lib_name + "/os.py"))) return dir;
     if (dir == "/") return std::nullopt;
   }
 }
@@ -128,7 +128,7 @@ std::string find_sysconfigdata(const FileTree& fs, const Interpreter& py) {
   std::set<std::string> seen_real;
   for (const auto& name : fs.list(py.stdlib)) {
     if (name.rfind("_sysconfigdata_", 0) != 0 || name.size() < 4 || name.substr(name.size() - 3) != ".py") continue;
-    std::string path = join(py.stdlib, name);
+    std::string path = join_dir(py.stdlib, name);
     auto real = fs.realpath(path);
     if (!real || !seen_real.insert(*real).second) continue;
     int rank = 0;
@@ -245,7 +245,7 @@ Interpreter read_interpreter(const FileTree& fs, const std::string& path, const 
                          "/os.py in any directory above " + dirname(py.real_executable),
                      "the image's Python installation is incomplete");
   py.prefix = *prefix;
-  py.stdlib = join(py.prefix, "lib/" + lib_name);
+  py.stdlib = join_dir(py.prefix, "lib/" + lib_name);
 
   std::string sysconfig_path = find_sysconfigdata(fs, py);
   auto sysconfig_text = fs.read(sysconfig_path);
@@ -267,7 +267,7 @@ Interpreter read_interpreter(const FileTree& fs, const std::string& path, const 
   py.soabi = *soabi;
 
   std::string built_prefix = vars.get("prefix").value_or("");
-  std::string default_include = join(py.prefix, "include/python" + mm_text + py.abiflags);
+  std::string default_include = join_dir(py.prefix, "include/python" + mm_text + py.abiflags);
   py.include = relocate(vars.get("INCLUDEPY").value_or(default_include), built_prefix, py.prefix);
   if (!built_prefix.empty() && built_prefix != py.prefix)
     py.notes.push_back(sysconfig_path + " was built for prefix " + built_prefix + "; the interpreter lives at " +

@@ -58,7 +58,7 @@ struct OpName {
   std::string_view text;
   MarkerOp op;
 };
-constexpr OpName kOps[] = {
+constexpr OpName kMarkerOps[] = {
     {"===", MarkerOp::kArbitrary}, {"==", MarkerOp::kEqual},        {"!=", MarkerOp::kNotEqual},
     {"<=", MarkerOp::kLessEqual},  {">=", MarkerOp::kGreaterEqual}, {"~=", MarkerOp::kCompatible},
     {"<", MarkerOp::kLess},        {">", MarkerOp::kGreater},
@@ -67,7 +67,7 @@ constexpr OpName kOps[] = {
 std::string_view op_text(MarkerOp op) {
   if (op == MarkerOp::kIn) return "in";
   if (op == MarkerOp::kNotIn) return "not in";
-  for (const auto& o : kOps) {
+  for (const auto& o : kMarkerOps) {
     if (o.op == op) return o.text;
   }
   return "?";
@@ -192,7 +192,7 @@ class MarkerParser {
       return MarkerOp::kNotIn;
     }
     skip_ws();
-    for (const auto& o : kOps) {
+    for (const auto& o : kMarkerOps) {
       if (s_.substr(pos_).starts_with(o.text)) {
         pos_ += o.text.size();
         return o.op;

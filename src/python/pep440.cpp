@@ -5,12 +5,12 @@
 
 #include "python/text.hpp"
 #include "util/error.hpp"
+#include "util/strings.hpp"
 
 namespace rp::python {
 
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_sep(char c) { return c == '.' || c == '-' || c == '_'; }
 
 }  // namespace

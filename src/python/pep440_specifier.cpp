@@ -22,14 +22,14 @@ struct OpSpelling {
 };
 
 // Longest spellings first so "===" is not read as "==" followed by "=".
-constexpr OpSpelling kOps[] = {
+constexpr OpSpelling kSpecifierOps[] = {
     {"===", Specifier::Op::kArbitrary}, {"~=", Specifier::Op::kCompatible}, {"==", Specifier::Op::kEqual},
     {"!=", Specifier::Op::kNotEqual},   {"<=", Specifier::Op::kLessEqual},  {">=", Specifier::Op::kGreaterEqual},
     {"<", Specifier::Op::kLess},        {">", Specifier::Op::kGreater},
 };
 
 std::string_view op_text(Specifier::Op op) {
-  for (const auto& o : kOps) {
+  for (const auto& o : kSpecifierOps) {
     if (o.op == op) return o.text;
   }
   return "?";
@@ -57,7 +57,7 @@ Specifier Specifier::parse(std::string_view text) {
   std::string_view s = trim(text);
   Specifier spec;
   bool found = false;
-  for (const auto& o : kOps) {
+  for (const auto& o : kSpecifierOps) {
     if (s.starts_with(o.text)) {
       spec.op_ = o.op;
       s.remove_prefix(o.text.size());

@@ -120,7 +120,7 @@ std::string file_url(const fs::path& path) {
   return out;
 }
 
-class Parser {
+class RequirementsParser {
  public:
   RequirementsFile parse(const fs::path& file, bool as_constraints, const std::string& included_from);
   void check_hash_mode(const RequirementsFile& result) const;
@@ -139,7 +139,7 @@ class Parser {
   bool require_hashes_ = false;
 };
 
-RequirementsFile Parser::parse(const fs::path& file, bool as_constraints, const std::string& included_from) {
+RequirementsFile RequirementsParser::parse(const fs::path& file, bool as_constraints, const std::string& included_from) {
   std::string prefix = included_from.empty() ? std::string() : included_from + ": ";
   std::error_code ec;
   if (!fs::is_regular_file(file, ec))
@@ -167,7 +167,7 @@ RequirementsFile Parser::parse(const fs::path& file, bool as_constraints, const 
   return out;
 }
 
-void Parser::option_line(const fs::path& file, const std::string& where, const std::string& text,
+void RequirementsParser::option_line(const fs::path& file, const std::string& where, const std::string& text,
                          bool as_constraints, RequirementsFile& out) {
   std::vector<std::string> words;
   try {
@@ -227,7 +227,7 @@ void Parser::option_line(const fs::path& file, const std::string& where, const s
   }
 }
 
-RequirementLine Parser::requirement_line(const fs::path& file, const std::string& where, const std::string& text) {
+RequirementLine RequirementsParser::requirement_line(const fs::path& file, const std::string& where, const std::string& text) {
   size_t cut = options_start(text);
   std::string req_text(trim(std::string_view(text).substr(0, cut)));
   RequirementLine line;
@@ -273,7 +273,7 @@ RequirementLine Parser::requirement_line(const fs::path& file, const std::string
 
 // "./dist/x-1.0-py3-none-any.whl", "https://host/x-1.0-py3-none-any.whl ; marker": pip accepts a
 // path or URL instead of a name. Only wheels are usable, and only their name is known before download.
-Requirement Parser::bare_location(const fs::path& file, const std::string& where, const std::string& text) {
+Requirement RequirementsParser::bare_location(const fs::path& file, const std::string& where, const std::string& text) {
   // A marker after a bare location must be set off by whitespace: ';' is legal inside URLs.
   std::string location = text;
   std::string marker;
@@ -309,7 +309,7 @@ Requirement Parser::bare_location(const fs::path& file, const std::string& where
   }
 }
 
-void Parser::check_hash_mode(const RequirementsFile& result) const {
+void RequirementsParser::check_hash_mode(const RequirementsFile& result) const {
   bool any = require_hashes_ || std::any_of(result.requirements.begin(), result.requirements.end(),
                                             [](const RequirementLine& l) { return !l.hashes.empty(); });
   if (!any) return;
@@ -330,7 +330,7 @@ void Parser::check_hash_mode(const RequirementsFile& result) const {
 }  // namespace
 
 RequirementsFile parse_requirements_file(const fs::path& file) {
-  Parser parser;
+  RequirementsParser parser;
   RequirementsFile result = parser.parse(fs::absolute(file).lexically_normal(), false, "");
   parser.check_hash_mode(result);
   return result;

@@ -28,9 +28,9 @@ constexpr int kMaxNesting = 16;
 
 // A recursive-descent reader of the one dict literal. Every read is bounds-checked: the text may be
 // anything an image contains.
-class Parser {
+class SysconfigParser {
  public:
-  Parser(std::string_view text, const std::string& where) : s_(text), where_(where) {}
+  SysconfigParser(std::string_view text, const std::string& where) : s_(text), where_(where) {}
 
   SysconfigVars parse() {
     pos_ = find_assignment();
@@ -276,7 +276,7 @@ class Parser {
 }  // namespace
 
 SysconfigVars parse_sysconfigdata(std::string_view text, const std::string& where) {
-  return Parser(text, where).parse();
+  return SysconfigParser(text, where).parse();
 }
 
 }  // namespace rp::python

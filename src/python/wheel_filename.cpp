@@ -4,12 +4,12 @@
 #include "python/text.hpp"
 #include "net/url.hpp"
 #include "util/error.hpp"
+#include "util/strings.hpp"
 
 namespace rp::python {
 
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 bool valid_chars(std::string_view s, bool allow_dot) {
   if (s.empty()) return false;

@@ -25,7 +25,7 @@ namespace {
 // Bounds for the members read into memory; generous for real wheels (torch's RECORD is a few MB),
 // small enough that a hostile wheel cannot exhaust memory.
 constexpr uint64_t kMaxWheelFileSize = 1 << 20;
-constexpr uint64_t kMaxMetadataSize = 64ull << 20;
+constexpr uint64_t kMaxInstalledMetadataSize = 64ull << 20;
 // RECORD of the largest ROCm wheels (~100k files) is ~15 MB; more is hostile (it is parsed in memory).
 constexpr uint64_t kMaxRecordSize = 64ull << 20;
 // Warnings kept per wheel; a wheel with millions of bad RECORD rows must not flood the log.
@@ -143,7 +143,7 @@ class WheelInstall {
                                  "." + std::to_string(result_.wheel_info.version_minor) +
                                  " is newer than 1.0, which this installer implements");
     result_.metadata = CoreMetadata::parse(
-        archive_->read_member(require_member(prefix + "METADATA"), kMaxMetadataSize), prefix + "METADATA");
+        archive_->read_member(require_member(prefix + "METADATA"), kMaxInstalledMetadataSize), prefix + "METADATA");
     result_.name = result_.metadata.name;
     result_.normalized_name = result_.metadata.normalized_name();
     result_.version = result_.metadata.version;

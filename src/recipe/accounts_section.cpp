@@ -13,9 +13,9 @@ const std::vector<std::string> kGroupKeys = {"name", "gid", "members", "replace"
 const std::vector<std::string> kUserKeys = {"name", "uid", "gid", "groups", "home", "shell", "gecos", "create_home", "replace"};
 constexpr uint32_t kMaxId = 0x7fffffff;
 
-class SectionReader {
+class AccountsSectionReader {
  public:
-  SectionReader(const DocumentReader& in, AccountsSection& section) : in_(in), s_(section) {}
+  AccountsSectionReader(const DocumentReader& in, AccountsSection& section) : in_(in), s_(section) {}
 
   void read(const YAML::Node& node) {
     if (!node.IsMap()) {
@@ -150,7 +150,7 @@ class SectionReader {
 
 void merge_accounts_section(const DocumentReader& in, const YAML::Node& node, std::optional<AccountsSection>& section) {
   if (!section) section.emplace();
-  SectionReader(in, *section).read(node);
+  AccountsSectionReader(in, *section).read(node);
 }
 
 }  // namespace rp::recipe

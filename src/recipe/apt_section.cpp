@@ -15,9 +15,9 @@ const std::vector<std::string> kAptKeys = {"sources", "packages", "recommends", 
 const std::vector<std::string> kSourceKeys = {"url", "suite", "components", "signed_by", "priority", "trusted"};
 constexpr const char* kArmorStart = "-----BEGIN PGP PUBLIC KEY BLOCK-----";
 
-class SectionReader {
+class AptSectionReader {
  public:
-  SectionReader(const DocumentReader& in, AptSection& section) : in_(in), s_(section) {}
+  AptSectionReader(const DocumentReader& in, AptSection& section) : in_(in), s_(section) {}
 
   void read(const YAML::Node& node) {
     if (!node.IsMap()) {
@@ -165,7 +165,7 @@ class SectionReader {
 
 void merge_apt_section(const DocumentReader& in, const YAML::Node& node, std::optional<AptSection>& section) {
   if (!section) section.emplace();
-  SectionReader(in, *section).read(node);
+  AptSectionReader(in, *section).read(node);
 }
 
 }  // namespace rp::recipe

@@ -41,9 +41,9 @@ std::string without_trailing_slashes(std::string url) {
   return url;
 }
 
-class SectionReader {
+class PythonSectionReader {
  public:
-  SectionReader(const DocumentReader& in, PythonSection& section) : in_(in), s_(section) {}
+  PythonSectionReader(const DocumentReader& in, PythonSection& section) : in_(in), s_(section) {}
 
   void read(const YAML::Node& node);
 
@@ -73,7 +73,7 @@ class SectionReader {
   PythonSection& s_;
 };
 
-void SectionReader::read(const YAML::Node& node) {
+void PythonSectionReader::read(const YAML::Node& node) {
   if (!node.IsMap()) {
     in_.error(node, "'python' must be a mapping (interpreter:, packages:, ...)");
     return;
@@ -148,7 +148,7 @@ void SectionReader::read(const YAML::Node& node) {
 }
 
 template <typename Each>
-void SectionReader::each_text(const YAML::Node& node, const std::string& key, Each each) {
+void PythonSectionReader::each_text(const YAML::Node& node, const std::string& key, Each each) {
   if (node.IsScalar()) {
     if (auto t = in_.text(node, key)) each(node, *t);
     return;
@@ -162,7 +162,7 @@ void SectionReader::each_text(const YAML::Node& node, const std::string& key, Ea
   }
 }
 
-std::optional<std::string> SectionReader::url(const YAML::Node& node, const std::string& key,
+std::optional<std::string> PythonSectionReader::url(const YAML::Node& node, const std::string& key,
                                               const std::vector<std::string>& schemes) {
   auto t = in_.text(node, key);
   if (!t) return std::nullopt;
@@ -181,7 +181,7 @@ std::optional<std::string> SectionReader::url(const YAML::Node& node, const std:
   return t;
 }
 
-std::optional<std::string> SectionReader::sha256(const YAML::Node& node, const std::string& key) {
+std::optional<std::string> PythonSectionReader::sha256(const YAML::Node& node, const std::string& key) {
   auto t = in_.text(node, key);
   if (!t) return std::nullopt;
   std::string hex = ascii_lower(*t);
@@ -193,7 +193,7 @@ std::optional<std::string> SectionReader::sha256(const YAML::Node& node, const s
   return hex;
 }
 
-std::optional<fs::path> SectionReader::host_file(const YAML::Node& node, const std::string& key, bool directory_ok) {
+std::optional<fs::path> PythonSectionReader::host_file(const YAML::Node& node, const std::string& key, bool directory_ok) {
   auto t = in_.text(node, key);
   if (!t) return std::nullopt;
   fs::path p = in_.host_path(*t);
@@ -207,7 +207,7 @@ std::optional<fs::path> SectionReader::host_file(const YAML::Node& node, const s
   return p;
 }
 
-std::optional<std::vector<std::string>> SectionReader::package_names(const YAML::Node& node, const std::string& key) {
+std::optional<std::vector<std::string>> PythonSectionReader::package_names(const YAML::Node& node, const std::string& key) {
   static const std::regex kNamePattern("[A-Za-z0-9*]([A-Za-z0-9._*-]*[A-Za-z0-9*])?");
   std::vector<std::string> out;
   bool ok = true;
@@ -224,7 +224,7 @@ std::optional<std::vector<std::string>> SectionReader::package_names(const YAML:
   return out;
 }
 
-void SectionReader::check_wheel_name(const YAML::Node& node, const std::string& filename) {
+void PythonSectionReader::check_wheel_name(const YAML::Node& node, const std::string& filename) {
   try {
     (void)python::WheelFilename::parse(filename);
   } catch (const InputError& e) {
@@ -233,7 +233,7 @@ void SectionReader::check_wheel_name(const YAML::Node& node, const std::string& 
   }
 }
 
-void SectionReader::standalone(const YAML::Node& node) {
+void PythonSectionReader::standalone(const YAML::Node& node) {
   if (!node.IsMap()) {
     in_.error(node, "'standalone' must be a mapping with url (or path) and sha256");
     return;
@@ -267,7 +267,7 @@ void SectionReader::standalone(const YAML::Node& node) {
   s_.interpreter.reset();
 }
 
-void SectionReader::index(const YAML::Node& node) {
+void PythonSectionReader::index(const YAML::Node& node) {
   if (!node.IsMap()) {
     in_.error(node, "each 'indexes' item must be a mapping with 'url'");
     return;
@@ -311,7 +311,7 @@ void SectionReader::index(const YAML::Node& node) {
   s_.indexes.push_back(std::move(ix));
 }
 
-void SectionReader::wheel(const YAML::Node& node) {
+void PythonSectionReader::wheel(const YAML::Node& node) {
   if (!node.IsMap()) {
     in_.error(node, "each 'wheels' item must be a mapping with url (or path) and sha256");
     return;
@@ -340,7 +340,7 @@ void SectionReader::wheel(const YAML::Node& node) {
   s_.wheels.push_back(std::move(w));
 }
 
-void SectionReader::package(const YAML::Node& node, const std::string& text) {
+void PythonSectionReader::package(const YAML::Node& node, const std::string& text) {
   python::Requirement req;
   try {
     req = python::Requirement::parse(text);
@@ -365,7 +365,7 @@ void SectionReader::package(const YAML::Node& node, const std::string& text) {
   s_.packages.emplace_back(text, in_.at(node));
 }
 
-void SectionReader::requirements_file(const YAML::Node& node, const std::string& key, std::vector<fs::path>& into) {
+void PythonSectionReader::requirements_file(const YAML::Node& node, const std::string& key, std::vector<fs::path>& into) {
   each_text(node, key, [&](const YAML::Node& item, const std::string&) {
     auto p = host_file(item, key, false);
     if (!p) return;
@@ -380,7 +380,7 @@ void SectionReader::requirements_file(const YAML::Node& node, const std::string&
   });
 }
 
-void SectionReader::layers(const YAML::Node& node) {
+void PythonSectionReader::layers(const YAML::Node& node) {
   if (!node.IsMap()) {
     in_.error(node, "'layers' must be a mapping of layer name: [packages]");
     return;
@@ -412,7 +412,7 @@ void SectionReader::layers(const YAML::Node& node) {
 
 void merge_python_section(const DocumentReader& in, const YAML::Node& node, std::optional<PythonSection>& section) {
   if (!section) section.emplace();
-  SectionReader(in, *section).read(node);
+  PythonSectionReader(in, *section).read(node);
 }
 
 void check_python_section(const PythonSection& section, Diagnostics& diag, bool rocm_installs) {

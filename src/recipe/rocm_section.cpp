@@ -24,9 +24,9 @@ const std::vector<std::string> kKnobs = {"HSA_OVERRIDE_GFX_VERSION", "ROCBLAS_US
                                          "ROCR_VISIBLE_DEVICES",     "PYTORCH_CUDA_ALLOC_CONF", "HIP_LAUNCH_BLOCKING",
                                          "AMD_SERIALIZE_KERNEL",     "TORCH_USE_HIP_DSA"};
 
-class SectionReader {
+class RocmSectionReader {
  public:
-  SectionReader(const DocumentReader& in, RocmSection& section) : in_(in), s_(section) {}
+  RocmSectionReader(const DocumentReader& in, RocmSection& section) : in_(in), s_(section) {}
 
   void read(const YAML::Node& node) {
     if (!node.IsMap()) {
@@ -170,7 +170,7 @@ class SectionReader {
 
 void merge_rocm_section(const DocumentReader& in, const YAML::Node& node, std::optional<RocmSection>& section) {
   if (!section) section.emplace();
-  SectionReader(in, *section).read(node);
+  RocmSectionReader(in, *section).read(node);
 }
 
 void check_rocm_section(const Recipe& recipe, Diagnostics& diag) {

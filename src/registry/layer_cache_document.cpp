@@ -46,10 +46,6 @@ nlohmann::json parse_object(std::string_view bytes, const char* what) {
   return j;
 }
 
-nlohmann::json descriptor_json(const Descriptor& d) {
-  return {{"mediaType", d.media_type}, {"digest", d.digest}, {"size", d.size}};
-}
-
 }  // namespace
 
 std::string layer_cache_config(const std::vector<LayerCacheEntry>& entries) {
@@ -98,11 +94,11 @@ std::string layer_cache_manifest(const Descriptor& config, const std::vector<Lay
   nlohmann::json layers = nlohmann::json::array();
   std::set<std::string> seen;
   for (const auto& e : entries)
-    if (seen.insert(e.layer.blob.digest).second) layers.push_back(descriptor_json(e.layer.blob));
+    if (seen.insert(e.layer.blob.digest).second) layers.push_back(e.layer.blob.to_bare_json());
   return canonical_json({{"schemaVersion", 2},
                          {"mediaType", media::kOciManifest},
                          {"artifactType", kLayerCacheArtifactType},
-                         {"config", descriptor_json(config)},
+                         {"config", config.to_bare_json()},
                          {"layers", layers}});
 }
 

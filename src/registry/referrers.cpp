@@ -20,10 +20,6 @@ namespace {
 constexpr const char* kEmptyMediaType = "application/vnd.oci.empty.v1+json";
 constexpr const char* kEmptyConfig = "{}";
 
-nlohmann::json descriptor_json(const Descriptor& d) {
-  return {{"mediaType", d.media_type}, {"digest", d.digest}, {"size", d.size}};
-}
-
 // The referrers API's index for `digest` (GET /v2/<name>/referrers/<digest>, distribution-spec
 // 1.1), or nullopt when the registry does not answer it (404 on distribution 2.8) or answers
 // something that is not an image index. With `artifact_type`, the registry is asked to filter
@@ -66,8 +62,8 @@ std::string artifact_manifest(const Descriptor& subject, const std::string& arti
                       {"mediaType", media::kOciManifest},
                       {"artifactType", artifact_type},
                       {"config", {{"mediaType", kEmptyMediaType}, {"digest", sha256_digest(kEmptyConfig)}, {"size", 2}}},
-                      {"layers", {descriptor_json(blob)}},
-                      {"subject", descriptor_json(subject)}};
+                      {"layers", {blob.to_bare_json()}},
+                      {"subject", subject.to_bare_json()}};
   return canonical_json(m);
 }
 
@@ -116,7 +112,7 @@ AttachedReferrer attach_referrer(const Reference& repository, const Descriptor& 
   } catch (const rp::Error&) {
     // No such tag yet (or not an index): start a new one.
   }
-  nlohmann::json entry = descriptor_json(artifact.manifest);
+  nlohmann::json entry = artifact.manifest.to_bare_json();
   entry["artifactType"] = artifact_type;
   bool listed = false;
   for (const auto& m : index["manifests"])

@@ -217,11 +217,6 @@ class RootWriter {
   bool is_root_ = ::geteuid() == 0;
 };
 
-std::string base_of(const std::string& path) {
-  auto slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 constexpr const char* kOpaque = ".wh..wh..opq";
 
 // Removes every child of `dir` (relative) except those named in `keep`.
@@ -239,7 +234,7 @@ void clear_directory(RootWriter& writer, const std::string& dir, const std::set<
 }
 
 void apply_whiteout(RootWriter& writer, const std::string& path, const std::string& origin) {
-  std::string base = base_of(path);
+  std::string base = path_base(path);
   Member hidden{parent_key(path).empty() ? base.substr(4) : parent_key(path) + "/" + base.substr(4),
                 EntryType::kFile, 0, 0, 0, {}, {}, origin};
   std::string name;
@@ -268,13 +263,13 @@ void materialize_layer(const std::vector<Entry>& entries, const fs::path& root) 
   RootWriter writer(root);
   // Whiteouts hide what lower layers hold, never what this layer itself adds: apply them first.
   for (const auto& e : entries) {
-    std::string base = base_of(e.path);
+    std::string base = path_base(e.path);
     if (base.rfind(".wh.", 0) != 0) continue;
     if (base == kOpaque) clear_directory(writer, parent_key(e.path), {}, e.origin);
     else apply_whiteout(writer, e.path, e.origin);
   }
   for (const auto& e : entries) {
-    if (base_of(e.path).rfind(".wh.", 0) == 0) continue;
+    if (path_base(e.path).rfind(".wh.", 0) == 0) continue;
     Member m{e.path, e.type, e.mode, e.uid, e.gid, e.link_target, e.xattrs, e.origin};
     writer.write(m, [&](int fd, const std::string& where) {
       FdSink sink(fd, where);
@@ -300,7 +295,7 @@ void materialize_archive(archive* a, const fs::path& root, const std::string& wh
       path += (path.empty() ? "" : "/") + part;
     }
     if (path.empty() || escapes) continue;  // the root itself; traversal members are refused when the base is checked
-    std::string base = base_of(path);
+    std::string base = path_base(path);
     if (base == kOpaque) {
       std::set<std::string> keep;
       std::string dir = parent_key(path);

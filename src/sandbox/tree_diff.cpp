@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "util/error.hpp"
+#include "util/strings.hpp"
 
 namespace fs = std::filesystem;
 
@@ -55,11 +56,6 @@ bool same_identity(const PathStat& a, const PathStat& b) {
 std::string parent_of(const std::string& path) {
   auto slash = path.rfind('/');
   return slash == std::string::npos ? std::string() : path.substr(0, slash);
-}
-
-std::string base_of(const std::string& path) {
-  auto slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
 std::string join(const std::string& dir, const std::string& name) { return dir.empty() ? name : dir + "/" + name; }
@@ -210,7 +206,7 @@ std::vector<Entry> diff_trees(const fs::path& root, const TreeSnapshot& before, 
     if (in_opaque) continue;
     std::string parent = parent_of(path);
     if (!parent.empty()) emit_with_parents(parent);
-    entries.push_back(whiteout(join(parent, ".wh." + base_of(path)), options.origin));
+    entries.push_back(whiteout(join(parent, ".wh." + path_base(path)), options.origin));
   }
   finalize_entries(entries);
   return entries;

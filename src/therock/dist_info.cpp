@@ -15,14 +15,14 @@ namespace {
 
 constexpr size_t kMaxDistInfoSize = 1 << 20;
 
-using Kind = PyToken::Kind;
+using TokenKind = PyToken::Kind;
 
-bool is(const PyToken& t, Kind kind, std::string_view text = {}) {
+bool is(const PyToken& t, TokenKind kind, std::string_view text = {}) {
   return t.kind == kind && (text.empty() || t.text == text);
 }
 
 // Token patterns of the statements we understand. `tokens` must match exactly.
-bool matches(const std::vector<PyToken>& tokens, std::initializer_list<std::pair<Kind, std::string_view>> pattern) {
+bool matches(const std::vector<PyToken>& tokens, std::initializer_list<std::pair<TokenKind, std::string_view>> pattern) {
   if (tokens.size() != pattern.size()) return false;
   size_t i = 0;
   for (const auto& [kind, text] : pattern) {
@@ -39,33 +39,33 @@ class DistInfoReader {
     if (s.indented) return;  // inside a class, function or block: not one of the module's facts
     const auto& t = s.tokens;
     // NAME = "string" | NAME = None
-    if (t.size() == 3 && is(t[0], Kind::kName) && is(t[1], Kind::kOp, "=")) {
-      bool none = is(t[2], Kind::kName, "None");
-      if (!none && !is(t[2], Kind::kString)) return;
+    if (t.size() == 3 && is(t[0], TokenKind::kName) && is(t[1], TokenKind::kOp, "=")) {
+      bool none = is(t[2], TokenKind::kName, "None");
+      if (!none && !is(t[2], TokenKind::kString)) return;
       std::string value = none ? "" : t[2].text;
       if (t[0].text == "__version__") info_.version = value;
       if (t[0].text == "DEFAULT_TARGET_FAMILY") info_.default_family = value;
       return;
     }
     // AVAILABLE_TARGET_FAMILIES.append("family")
-    if (matches(t, {{Kind::kName, "AVAILABLE_TARGET_FAMILIES"}, {Kind::kOp, "."}, {Kind::kName, "append"},
-                    {Kind::kOp, "("}, {Kind::kString, ""}, {Kind::kOp, ")"}})) {
+    if (matches(t, {{TokenKind::kName, "AVAILABLE_TARGET_FAMILIES"}, {TokenKind::kOp, "."}, {TokenKind::kName, "append"},
+                    {TokenKind::kOp, "("}, {TokenKind::kString, ""}, {TokenKind::kOp, ")"}})) {
       add_family(t[4].text);
       return;
     }
     // AVAILABLE_TARGET_FAMILIES = ["a", "b"]
-    if (t.size() >= 4 && is(t[0], Kind::kName, "AVAILABLE_TARGET_FAMILIES") && is(t[1], Kind::kOp, "=") &&
-        is(t[2], Kind::kOp, "[") && is(t.back(), Kind::kOp, "]")) {
+    if (t.size() >= 4 && is(t[0], TokenKind::kName, "AVAILABLE_TARGET_FAMILIES") && is(t[1], TokenKind::kOp, "=") &&
+        is(t[2], TokenKind::kOp, "[") && is(t.back(), TokenKind::kOp, "]")) {
       info_.available_families.clear();
       for (size_t i = 3; i + 1 < t.size(); ++i) {
-        if (is(t[i], Kind::kString)) add_family(t[i].text);
+        if (is(t[i], TokenKind::kString)) add_family(t[i].text);
       }
       return;
     }
     // ALL_PACKAGES["name"].field = "value"
-    if (t.size() == 8 && is(t[0], Kind::kName, "ALL_PACKAGES") && is(t[1], Kind::kOp, "[") && is(t[2], Kind::kString) &&
-        is(t[3], Kind::kOp, "]") && is(t[4], Kind::kOp, ".") && is(t[5], Kind::kName) && is(t[6], Kind::kOp, "=") &&
-        is(t[7], Kind::kString)) {
+    if (t.size() == 8 && is(t[0], TokenKind::kName, "ALL_PACKAGES") && is(t[1], TokenKind::kOp, "[") && is(t[2], TokenKind::kString) &&
+        is(t[3], TokenKind::kOp, "]") && is(t[4], TokenKind::kOp, ".") && is(t[5], TokenKind::kName) && is(t[6], TokenKind::kOp, "=") &&
+        is(t[7], TokenKind::kString)) {
       auto it = info_.packages.find(t[2].text);
       if (it == info_.packages.end()) {
         throw InputError(where(s) + "changes package '" + t[2].text + "', which the module never declares",
@@ -76,8 +76,8 @@ class DistInfoReader {
       return;
     }
     // PackageEntry("logical", "dist-template", py_package_template="...", required=True, ...)
-    if (t.size() >= 3 && is(t[0], Kind::kName, "PackageEntry") && is(t[1], Kind::kOp, "(") &&
-        is(t.back(), Kind::kOp, ")")) {
+    if (t.size() >= 3 && is(t[0], TokenKind::kName, "PackageEntry") && is(t[1], TokenKind::kOp, "(") &&
+        is(t.back(), TokenKind::kOp, ")")) {
       package_entry(s);
     }
   }
@@ -113,21 +113,21 @@ class DistInfoReader {
     while (i + 1 < t.size()) {
       size_t end = i;
       int depth = 0;
-      while (end + 1 < t.size() && !(depth == 0 && is(t[end], Kind::kOp, ","))) {
-        if (is(t[end], Kind::kOp, "(") || is(t[end], Kind::kOp, "[") || is(t[end], Kind::kOp, "{")) ++depth;
-        if (is(t[end], Kind::kOp, ")") || is(t[end], Kind::kOp, "]") || is(t[end], Kind::kOp, "}")) --depth;
+      while (end + 1 < t.size() && !(depth == 0 && is(t[end], TokenKind::kOp, ","))) {
+        if (is(t[end], TokenKind::kOp, "(") || is(t[end], TokenKind::kOp, "[") || is(t[end], TokenKind::kOp, "{")) ++depth;
+        if (is(t[end], TokenKind::kOp, ")") || is(t[end], TokenKind::kOp, "]") || is(t[end], TokenKind::kOp, "}")) --depth;
         ++end;
       }
       size_t count = end - i;
-      if (count == 1 && is(t[i], Kind::kString)) {
+      if (count == 1 && is(t[i], TokenKind::kString)) {
         positional.push_back(t[i].text);
-      } else if (count == 3 && is(t[i], Kind::kName) && is(t[i + 1], Kind::kOp, "=")) {
+      } else if (count == 3 && is(t[i], TokenKind::kName) && is(t[i + 1], TokenKind::kOp, "=")) {
         const std::string& key = t[i].text;
         const PyToken& value = t[i + 2];
-        bool flag = is(value, Kind::kName, "True");
-        if (key == "logical_name" && is(value, Kind::kString)) positional.insert(positional.begin(), value.text);
-        if (key == "dist_package_template" && is(value, Kind::kString)) entry.dist_template = value.text;
-        if (key == "py_package_template" && is(value, Kind::kString)) entry.py_package_template = value.text;
+        bool flag = is(value, TokenKind::kName, "True");
+        if (key == "logical_name" && is(value, TokenKind::kString)) positional.insert(positional.begin(), value.text);
+        if (key == "dist_package_template" && is(value, TokenKind::kString)) entry.dist_template = value.text;
+        if (key == "py_package_template" && is(value, TokenKind::kString)) entry.py_package_template = value.text;
         if (key == "required") entry.required = flag;
         if (key == "is_target_specific") entry.target_specific = flag;
       }

@@ -51,11 +51,15 @@ std::string sha256_digest(std::string_view data) {
 
 std::string sha256_hex(std::string_view data) { return sha256_digest(data).substr(7); }
 
-bool is_valid_digest(std::string_view digest) {
-  if (digest.size() != 7 + 64 || digest.substr(0, 7) != "sha256:") return false;
-  for (char c : digest.substr(7))
+bool is_sha256_hex(std::string_view hex) {
+  if (hex.size() != 64) return false;
+  for (char c : hex)
     if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
   return true;
+}
+
+bool is_valid_digest(std::string_view digest) {
+  return digest.size() == 7 + 64 && digest.substr(0, 7) == "sha256:" && is_sha256_hex(digest.substr(7));
 }
 
 std::string digest_hex(std::string_view digest) {

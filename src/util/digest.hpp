@@ -35,6 +35,8 @@ std::string to_hex(std::string_view raw);
 // Validates "sha256:<64 lowercase hex>"; returns the hex part. Throws InputError otherwise.
 std::string digest_hex(std::string_view digest);
 bool is_valid_digest(std::string_view digest);
+// 64 lowercase hex digits: a SHA-256 as apt's indexes and wheels' hashes write it (no "sha256:").
+bool is_sha256_hex(std::string_view hex);
 
 // Passes bytes on to `next` (if any) while hashing and counting them.
 class HashingSink final : public ByteSink {

@@ -75,4 +75,9 @@ std::vector<std::string> split_words(std::string_view s) {
   return out;
 }
 
+std::string path_base(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
 }  // namespace rp

@@ -10,6 +10,7 @@ namespace rp {
 
 bool is_space(char c);  // space, tab, CR, LF, FF, VT
 bool is_alnum(char c);
+inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 std::string_view trim(std::string_view s);
 std::string ascii_lower(std::string_view s);
 bool iequals(std::string_view a, std::string_view b);
@@ -19,6 +20,8 @@ std::vector<std::string_view> split(std::string_view s, char sep);
 std::vector<std::string> split_words(std::string_view s);
 // The parts with `sep` between each two.
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
+// The last component of a '/'-separated path: what follows the last '/', or all of `path`.
+std::string path_base(const std::string& path);
 
 // For error messages: quotes nothing, replaces control bytes with '?', and cuts long input with "...".
 std::string printable(std::string_view s, size_t max = 200);

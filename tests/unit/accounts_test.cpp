@@ -288,7 +288,7 @@ TEST_CASE("accounts: a passwd that is not a regular file is refused, not overwri
 // --- the recipe's accounts: section ---------------------------------------------------------------
 
 namespace {
-std::string load_error(const rp::test::TempDir& dir, const std::string& text) {
+std::string accounts_load_error(const rp::test::TempDir& dir, const std::string& text) {
   auto path = dir.write("recipe.yaml", text);
   try {
     rp::recipe::load_recipe(path, {});
@@ -363,7 +363,7 @@ TEST_CASE("recipe accounts: mistakes at file:line:column") {
   };
   for (const auto& c : cases) {
     CAPTURE(c.section);
-    std::string msg = load_error(dir, "name: x\naccounts:\n" + c.section);
+    std::string msg = accounts_load_error(dir, "name: x\naccounts:\n" + c.section);
     CHECK(msg.find(c.expected) != std::string::npos);
     if (msg.find(c.expected) == std::string::npos) MESSAGE(msg);
   }
@@ -372,7 +372,7 @@ TEST_CASE("recipe accounts: mistakes at file:line:column") {
 TEST_CASE("recipe accounts: a name listed in a fragment and again in the recipe is an error") {
   rp::test::TempDir dir;
   dir.write("layers/ci.yaml", "accounts:\n  users: [{name: jenkins}]\n");
-  std::string msg = load_error(dir, "name: x\ninclude: [ci]\naccounts:\n  users: [{name: jenkins}]\n");
+  std::string msg = accounts_load_error(dir, "name: x\ninclude: [ci]\naccounts:\n  users: [{name: jenkins}]\n");
   CHECK(msg.find("the user jenkins is listed twice") != std::string::npos);
 }
 
@@ -400,7 +400,10 @@ rp::BuildPlan plan_with(rp::test::TempDir& dir, rp::ContentStore& store, const s
   rp::PlanOptions options;
   options.base = ubuntu_base(store);
   rp::BuildPlan p = rp::make_plan(r, options);
-  rp::run_steps(p, r, {mode, mode == rp::StepMode::kOffline ? nullptr : &store, {}});
+  rp::StepRunOptions steps;
+  steps.mode = mode;
+  steps.store = mode == rp::StepMode::kOffline ? nullptr : &store;
+  rp::run_steps(p, r, steps);
   return p;
 }
 }  // namespace

@@ -37,8 +37,13 @@ const char* kSysconfig = R"(build_time_vars = {'ABIFLAGS': '',
 
 std::string fake_libc() {
   std::string bytes = "\x7f" "ELF";
-  bytes += std::string(100, '\0') + "GLIBC_2.2.5" + std::string(3, '\0') + "GLIBC_2.34" + '\0';
-  bytes += "GNU C Library (Debian GLIBC 2.36-9+deb12u4) stable release version 2.36.\n" + std::string(50, '\0');
+  bytes.append(100, '\0');  // (appended, not operator+: GCC 12 warns falsely of -Warray-bounds there)
+  bytes += "GLIBC_2.2.5";
+  bytes.append(3, '\0');
+  bytes += "GLIBC_2.34";
+  bytes += '\0';
+  bytes += "GNU C Library (Debian GLIBC 2.36-9+deb12u4) stable release version 2.36.\n";
+  bytes.append(50, '\0');
   return bytes;
 }
 
@@ -83,7 +88,10 @@ struct Fixture {
     PlanOptions options;
     if (r.base != "scratch") options.base = fake_base(store);
     BuildPlan p = make_plan(r, options);
-    run_steps(p, r, {mode, mode == StepMode::kOffline ? nullptr : &store, {}});
+    StepRunOptions steps;
+    steps.mode = mode;
+    steps.store = mode == StepMode::kOffline ? nullptr : &store;
+    run_steps(p, r, steps);
     return p;
   }
 };
@@ -253,7 +261,9 @@ TEST_CASE("plan/steps: a locked python step installs the locked files and refuse
   newer.version = "2.0";
   f.dir.write("links/" + newer.filename(), newer.bytes());
   LockFile back = parse_lock_file(lock_file_text(lock), "t.lock");
-  StepRunOptions options{.mode = StepMode::kBuild, .store = &f.store, .lock = LockUse{&back, "t.lock", true, {}}};
+  StepRunOptions options;
+  options.store = &f.store;
+  options.lock = LockUse{&back, "t.lock", true, {}};
   PlanOptions plan_options;
   plan_options.base = fake_base(f.store);
   BuildPlan locked = make_plan(r, plan_options);

@@ -129,7 +129,7 @@ FinderOptions fast_options() {
   return options;
 }
 
-std::vector<std::string> version_strings(std::vector<Version> versions) {
+std::vector<std::string> version_strings(std::vector<rp::python::Version> versions) {
   std::sort(versions.begin(), versions.end());
   std::vector<std::string> out;
   for (const auto& v : versions) out.push_back(v.to_string());
@@ -191,7 +191,7 @@ TEST_CASE("python/index: HTML and JSON pages, with PEP 658 metadata files") {
     options.indexes = {{server.url(), false, "", "", {}}};
     PackageFinder finder(options, target(), "3.11.2");
     CHECK(version_strings(finder.versions("Demo")) == std::vector<std::string>{"1.0", "1.1"});
-    auto deps = finder.dependencies("demo", {Version::parse("1.0"), ""});
+    auto deps = finder.dependencies("demo", {rp::python::Version::parse("1.0"), ""});
     REQUIRE(deps.size() == 2);
     CHECK(deps[0].to_string() == "six>=1.0");
     CHECK(server.requests("/files/demo-1.0-py3-none-any.whl.metadata") == 1);
@@ -199,7 +199,7 @@ TEST_CASE("python/index: HTML and JSON pages, with PEP 658 metadata files") {
     CHECK(finder.stats().metadata_requests == 1);
     CHECK(finder.stats().page_requests == 1);
 
-    auto a = finder.artifact("demo", {Version::parse("1.0"), ""});
+    auto a = finder.artifact("demo", {rp::python::Version::parse("1.0"), ""});
     CHECK(a.name == "demo");
     CHECK(a.filename == "demo-1.0-py3-none-any.whl");
     CHECK(a.url == server.url("/files/demo-1.0-py3-none-any.whl"));
@@ -219,7 +219,7 @@ TEST_CASE("python/index: without metadata files a 50 MB wheel costs under 1 MB o
   options.indexes = {{server.url(), false, "", "", {}}};
   PackageFinder finder(options, target(), "3.11.2");
   REQUIRE(version_strings(finder.versions("big")) == std::vector<std::string>{"1.0"});
-  auto deps = finder.dependencies("big", {Version::parse("1.0"), ""});
+  auto deps = finder.dependencies("big", {rp::python::Version::parse("1.0"), ""});
   REQUIRE(deps.size() == 1);
   CHECK(deps[0].name == "six");
   uint64_t sent = server.bytes_sent("/files/big-1.0-cp311-cp311-manylinux_2_17_x86_64.whl");
@@ -235,7 +235,7 @@ TEST_CASE("python/index: without metadata files a 50 MB wheel costs under 1 MB o
                                {"front/big.bin", random_bytes(20u << 20), false}});
   rp::write_file_atomic(wheels.path / "front-1.0-py3-none-any.whl", zip);
   REQUIRE(version_strings(finder.versions("front")) == std::vector<std::string>{"1.0"});
-  CHECK(finder.dependencies("front", {Version::parse("1.0"), ""}).size() == 2);
+  CHECK(finder.dependencies("front", {rp::python::Version::parse("1.0"), ""}).size() == 2);
   CHECK(server.requests("/files/front-1.0-py3-none-any.whl") == 2);
   CHECK(server.bytes_sent("/files/front-1.0-py3-none-any.whl") < (1u << 20));
 }
@@ -251,9 +251,9 @@ TEST_CASE("python/index: a server that ignores Range") {
   options.remote.max_full_download = 1u << 20;
   PackageFinder finder(options, target(), "3.11.2");
   finder.versions("small");
-  CHECK(finder.dependencies("small", {Version::parse("1.0"), ""}).size() == 1);  // small: downloaded whole
+  CHECK(finder.dependencies("small", {rp::python::Version::parse("1.0"), ""}).size() == 1);  // small: downloaded whole
   finder.versions("large");
-  CHECK_THROWS_WITH_AS(finder.dependencies("large", {Version::parse("1.0"), ""}),
+  CHECK_THROWS_WITH_AS(finder.dependencies("large", {rp::python::Version::parse("1.0"), ""}),
                        doctest::Contains("ignores HTTP Range"), rp::Error);
   // Cut off early, not downloaded.
   MESSAGE("sent before the cut: " << server.bytes_sent("/files/large-1.0-py3-none-any.whl"));
@@ -267,7 +267,7 @@ TEST_CASE("python/index: a server that ignores Range") {
   options.fetcher = std::make_shared<rp::StoreFileFetcher>(store, rp::DownloadOptions{});
   PackageFinder with_store(options, target(), "3.11.2");
   with_store.versions("large");
-  CHECK(with_store.dependencies("large", {Version::parse("1.0"), ""}).empty());
+  CHECK(with_store.dependencies("large", {rp::python::Version::parse("1.0"), ""}).empty());
   CHECK(store.contains(rp::sha256_digest(rp::read_file(wheels.path / "large-1.0-py3-none-any.whl"))));
 }
 
@@ -284,13 +284,13 @@ TEST_CASE("python/index: first-index, unsafe-best-match and packages pinned to a
     PackageFinder finder(options, target(), "3.11.2");
     CHECK(version_strings(finder.versions("demo")) == std::vector<std::string>{"1.0"});
     CHECK(version_strings(finder.versions("only-b")) == std::vector<std::string>{"1.0"});  // 404 on a -> b
-    CHECK(finder.artifact("only-b", {Version::parse("1.0"), ""}).index == b.url());
+    CHECK(finder.artifact("only-b", {rp::python::Version::parse("1.0"), ""}).index == b.url());
   }
   {
     options.strategy = IndexStrategy::kUnsafeBestMatch;
     PackageFinder finder(options, target(), "3.11.2");
     CHECK(version_strings(finder.versions("demo")) == std::vector<std::string>{"1.0", "2.0"});
-    CHECK(finder.artifact("demo", {Version::parse("2.0"), ""}).index == b.url());
+    CHECK(finder.artifact("demo", {rp::python::Version::parse("2.0"), ""}).index == b.url());
     options.strategy = IndexStrategy::kFirstIndex;
   }
   {
@@ -337,9 +337,9 @@ TEST_CASE("python/index: yanked files, Requires-Python and the explanation when 
     }
     {
       PackageFinder finder(options, target(), "3.11.2");
-      finder.allow_yanked("demo", Version::parse("2.0.0"));  // equal as versions
+      finder.allow_yanked("demo", rp::python::Version::parse("2.0.0"));  // equal as versions
       CHECK(version_strings(finder.versions("demo")) == std::vector<std::string>{"1.0", "2.0"});
-      CHECK(finder.artifact("demo", {Version::parse("2.0"), ""}).yanked);
+      CHECK(finder.artifact("demo", {rp::python::Version::parse("2.0"), ""}).yanked);
     }
     {
       PackageFinder finder(options, target(), "3.12.1");
@@ -365,8 +365,8 @@ TEST_CASE("python/index: basic auth from environment variables, netrc and the UR
     options.indexes = {{server.url(), false, "RP_TEST_INDEX_USER", "RP_TEST_INDEX_PASS", {}}};
     PackageFinder finder(options, target(), "3.11.2");
     CHECK(version_strings(finder.versions("demo")) == std::vector<std::string>{"1.0"});
-    CHECK(finder.dependencies("demo", {Version::parse("1.0"), ""}).size() == 1);  // range requests with auth
-    auto a = finder.artifact("demo", {Version::parse("1.0"), ""});
+    CHECK(finder.dependencies("demo", {rp::python::Version::parse("1.0"), ""}).size() == 1);  // range requests with auth
+    auto a = finder.artifact("demo", {rp::python::Version::parse("1.0"), ""});
     CHECK(finder.auth_headers_for(a.url).size() == 1);
     CHECK(finder.auth_headers_for("http://127.0.0.2:1/files/x.whl").empty());
   }
@@ -388,7 +388,7 @@ TEST_CASE("python/index: basic auth from environment variables, netrc and the UR
     options.indexes = {{url, false, "", "", {}}};
     PackageFinder finder(options, target(), "3.11.2");
     CHECK(version_strings(finder.versions("demo")) == std::vector<std::string>{"1.0"});
-    auto a = finder.artifact("demo", {Version::parse("1.0"), ""});
+    auto a = finder.artifact("demo", {rp::python::Version::parse("1.0"), ""});
     CHECK(a.url.find("s3cr3t") == std::string::npos);
     CHECK(a.index.find("s3cr3t") == std::string::npos);
     // A wrong password: the error names the index without the secret.
@@ -416,9 +416,9 @@ TEST_CASE("python/index: local versions with %2B, unknown projects, retries") {
   options.indexes = {{server.url(), false, "", "", {}}};
   PackageFinder finder(options, target(), "3.11.2");
   CHECK(version_strings(finder.versions("flash-attn")) == std::vector<std::string>{"2.8.3+rocm62torch2.5"});
-  auto deps = finder.dependencies("flash-attn", {Version::parse("2.8.3+rocm62torch2.5"), ""});
+  auto deps = finder.dependencies("flash-attn", {rp::python::Version::parse("2.8.3+rocm62torch2.5"), ""});
   REQUIRE(deps.size() == 1);
-  auto a = finder.artifact("flash_attn", {Version::parse("2.8.3+rocm62torch2.5"), ""});
+  auto a = finder.artifact("flash_attn", {rp::python::Version::parse("2.8.3+rocm62torch2.5"), ""});
   CHECK(a.filename == "flash_attn-2.8.3+rocm62torch2.5-cp311-cp311-linux_x86_64.whl");
   CHECK(a.url.find("%2B") != std::string::npos);
   CHECK(finder.versions("unknown-project").empty());
@@ -436,17 +436,17 @@ TEST_CASE("python/index: find-links, direct references and hash pins") {
 
   PackageFinder finder(options, target(), "3.11.2");
   CHECK(version_strings(finder.versions("demo")) == std::vector<std::string>{"1.5"});
-  CHECK(finder.dependencies("demo", {Version::parse("1.5"), ""}).size() == 1);
-  auto a = finder.artifact("demo", {Version::parse("1.5"), ""});
+  CHECK(finder.dependencies("demo", {rp::python::Version::parse("1.5"), ""}).size() == 1);
+  auto a = finder.artifact("demo", {rp::python::Version::parse("1.5"), ""});
   CHECK(a.sha256 == file_hex(local_wheel));
   CHECK(a.index == "find-links:" + local.path.string());
   CHECK(version_strings(finder.versions("flat")) == std::vector<std::string>{"2.0"});
-  CHECK(finder.artifact("flat", {Version::parse("2.0"), ""}).index == "find-links:" + server.url("/flat/"));
+  CHECK(finder.artifact("flat", {rp::python::Version::parse("2.0"), ""}).index == "find-links:" + server.url("/flat/"));
 
   std::string url = server.url("/files/direct-1.0-py3-none-any.whl") + "#sha256=" + file_hex(remote_wheel);
   CHECK(finder.url_version("direct", url).to_string() == "1.0");
-  CHECK(finder.dependencies("direct", {Version::parse("1.0"), url}).size() == 2);
-  auto d = finder.artifact("direct", {Version::parse("1.0"), url});
+  CHECK(finder.dependencies("direct", {rp::python::Version::parse("1.0"), url}).size() == 2);
+  auto d = finder.artifact("direct", {rp::python::Version::parse("1.0"), url});
   CHECK(d.sha256 == file_hex(remote_wheel));
   CHECK(d.index == "direct");
   CHECK(d.url == server.url("/files/direct-1.0-py3-none-any.whl"));
@@ -454,14 +454,14 @@ TEST_CASE("python/index: find-links, direct references and hash pins") {
   // A direct URL without a hash: an error unless pinned.
   std::string bare = server.url("/files/direct-1.0-py3-none-any.whl");
   finder.url_version("direct", bare);
-  CHECK_THROWS_WITH_AS(finder.artifact("direct", {Version::parse("1.0"), bare}), doctest::Contains("no sha256"),
+  CHECK_THROWS_WITH_AS(finder.artifact("direct", {rp::python::Version::parse("1.0"), bare}), doctest::Contains("no sha256"),
                        rp::InputError);
   finder.pin_hashes("direct", {"sha256:" + file_hex(remote_wheel)});
-  CHECK(finder.artifact("direct", {Version::parse("1.0"), bare}).sha256 == file_hex(remote_wheel));
+  CHECK(finder.artifact("direct", {rp::python::Version::parse("1.0"), bare}).sha256 == file_hex(remote_wheel));
 
   // A local path as a direct reference.
   CHECK(finder.url_version("demo", local_wheel.string()).to_string() == "1.5");
-  CHECK(finder.artifact("demo", {Version::parse("1.5"), local_wheel.string()}).sha256 == file_hex(local_wheel));
+  CHECK(finder.artifact("demo", {rp::python::Version::parse("1.5"), local_wheel.string()}).sha256 == file_hex(local_wheel));
 
   // Hash pins that do not match reject the file, with the reason.
   PackageFinder pinned(options, target(), "3.11.2");
@@ -485,7 +485,7 @@ TEST_CASE("python/index: metadata is cached in the content store by wheel sha256
   for (int round = 0; round < 2; ++round) {
     PackageFinder finder(options, target(), "3.11.2");
     finder.versions("demo");
-    CHECK(finder.dependencies("demo", {Version::parse("1.0"), ""}).size() == 1);
+    CHECK(finder.dependencies("demo", {rp::python::Version::parse("1.0"), ""}).size() == 1);
     CHECK(finder.stats().metadata_requests == (round == 0 ? 1u : 0u));
   }
 }
@@ -505,8 +505,8 @@ TEST_CASE("python/index: Requires-Python in METADATA is checked when the index d
   options.indexes = {{server.url(), false, "", "", {}}};
   PackageFinder old_python(options, target(), "3.11.2");
   CHECK(version_strings(old_python.versions("newpy")) == std::vector<std::string>{"1.0"});  // the index does not say
-  CHECK_THROWS_WITH_AS(old_python.dependencies("newpy", {Version::parse("1.0"), ""}),
+  CHECK_THROWS_WITH_AS(old_python.dependencies("newpy", {rp::python::Version::parse("1.0"), ""}),
                        doctest::Contains("Requires-Python >=3.12, the target has Python 3.11.2"), rp::InputError);
   PackageFinder new_python(options, target(), "3.12.1");
-  CHECK(new_python.dependencies("newpy", {Version::parse("1.0"), ""}).empty());
+  CHECK(new_python.dependencies("newpy", {rp::python::Version::parse("1.0"), ""}).empty());
 }

@@ -60,7 +60,11 @@ Description: Minimal subset of the Python language (version 3.11)
 
 std::string fake_libc(const std::string& version) {
   std::string bytes = "\x7f" "ELF";
-  bytes += std::string(100, '\0') + "GLIBC_2.2.5" + std::string(3, '\0') + "GLIBC_2.34" + '\0';
+  bytes.append(100, '\0');  // (appended, not operator+: GCC 12 warns falsely of -Warray-bounds there)
+  bytes += "GLIBC_2.2.5";
+  bytes.append(3, '\0');
+  bytes += "GLIBC_2.34";
+  bytes += '\0';
   bytes += "GNU C Library (Debian GLIBC " + version + "-9+deb12u4) stable release version " + version + ".\n";
   bytes += std::string(50, '\0');
   return bytes;

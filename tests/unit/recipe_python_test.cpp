@@ -5,7 +5,6 @@
 #include "recipe/model.hpp"
 #include "test_helpers.hpp"
 
-using rp::recipe::IndexStrategy;
 using rp::recipe::load_recipe;
 using rp::recipe::LoadOptions;
 using rp::recipe::PrereleaseMode;
@@ -16,7 +15,7 @@ namespace {
 const std::string kHashA(64, 'a');
 const std::string kHashB = std::string(63, '0') + "F";  // upper case is accepted and lowered
 
-std::string load_error(const TempDir& dir, const std::string& text) {
+std::string python_load_error(const TempDir& dir, const std::string& text) {
   auto path = dir.write("recipe.yaml", text);
   try {
     load_recipe(path, {});
@@ -74,7 +73,7 @@ python:
   CHECK(!p.standalone);
   CHECK(p.venv == "/opt/venv");
   CHECK(!p.break_system_packages);
-  CHECK(p.index_strategy == IndexStrategy::kUnsafeBestMatch);
+  CHECK(p.index_strategy == rp::recipe::IndexStrategy::kUnsafeBestMatch);
   CHECK(p.prerelease == PrereleaseMode::kAllow);
   REQUIRE(p.indexes.size() == 2);
   CHECK(p.indexes[0].url == "https://example.invalid/whl/nightly/rocm6.4/");
@@ -118,7 +117,7 @@ TEST_CASE("recipe python: a standalone interpreter with its defaults") {
   CHECK(r.python->standalone->sha256 == std::string(63, '0') + "f");
   CHECK(r.python->standalone->prefix == "/opt/python");
   CHECK(r.python->standalone->strip == "python");
-  CHECK(r.python->index_strategy == IndexStrategy::kFirstIndex);
+  CHECK(r.python->index_strategy == rp::recipe::IndexStrategy::kFirstIndex);
   CHECK(r.python->prerelease == PrereleaseMode::kIfNecessaryOrExplicit);
 }
 
@@ -170,7 +169,7 @@ python:
 TEST_CASE("recipe python: an index listed in a fragment and again in the recipe is an error") {
   TempDir dir;
   dir.write("layers/idx.yaml", "python:\n  indexes:\n    - url: https://example.invalid/simple\n");
-  std::string msg = load_error(dir, "name: x\ninclude: [idx]\npython:\n  interpreter: /usr/bin/python3\n"
+  std::string msg = python_load_error(dir, "name: x\ninclude: [idx]\npython:\n  interpreter: /usr/bin/python3\n"
                                     "  packages: [a]\n  indexes:\n    - url: https://example.invalid/simple/\n");
   CHECK(msg.find("recipe.yaml:7:12: index 'https://example.invalid/simple/' is listed twice (first at ") !=
         std::string::npos);
@@ -243,7 +242,7 @@ TEST_CASE("recipe python: broken sections fail with file:line:column and a usefu
   for (const auto& c : cases) {
     TempDir dir;
     std::string text = "name: x\n" + c.text;
-    std::string msg = load_error(dir, text);
+    std::string msg = python_load_error(dir, text);
     INFO("recipe:\n" << text << "\nmessage: " << msg);
     CHECK(msg.find(c.expected) != std::string::npos);
   }
@@ -252,7 +251,7 @@ TEST_CASE("recipe python: broken sections fail with file:line:column and a usefu
 TEST_CASE("recipe python: a broken requirements file is reported at the recipe item") {
   TempDir dir;
   dir.write("req.txt", "numpy\n-e ./src\n");
-  std::string msg = load_error(dir, "name: x\npython:\n  interpreter: /usr/bin/python3\n  requirements: [req.txt]\n");
+  std::string msg = python_load_error(dir, "name: x\npython:\n  interpreter: /usr/bin/python3\n  requirements: [req.txt]\n");
   CHECK(msg.find("recipe.yaml:4:18: " + (dir.path / "req.txt").string() + ":2: editable requirements") !=
         std::string::npos);
 }

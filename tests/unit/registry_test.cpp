@@ -15,6 +15,7 @@
 #include "net/retry.hpp"
 #include "net/url.hpp"
 #include "util/error.hpp"
+#include "test_helpers.hpp"
 
 using namespace rp::registry;
 using namespace rp;
@@ -197,15 +198,8 @@ TEST_CASE("registry/base64") {
 }
 
 namespace {
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() / ("rp-regtest-" + std::to_string(::getpid()) + "-" + std::to_string(std::rand()));
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
-void write(const fs::path& p, const std::string& s) {
+using rp::test::TempDir;
+void write_at(const fs::path& p, const std::string& s) {
   fs::create_directories(p.parent_path());
   std::ofstream(p) << s;
 }
@@ -215,7 +209,7 @@ TEST_CASE("registry/credentials: config.json auths, identity tokens, precedence"
   TempDir tmp;
   CredentialSources src;
   src.docker_config_dir = tmp.path / "docker";
-  write(src.docker_config_dir / "config.json", R"({
+  write_at(src.docker_config_dir / "config.json", R"({
     "auths": {
       "https://index.docker.io/v1/": {"auth": ")" + base64_encode("hubuser:hubpass") + R"("},
       "localhost:5000": {"auth": ")" + base64_encode("alice:s3cr:et") + R"("},
@@ -236,9 +230,9 @@ TEST_CASE("registry/credentials: config.json auths, identity tokens, precedence"
 
   // REGISTRY_AUTH_FILE comes first, podman's auth.json last.
   src.auth_file = tmp.path / "auth.json";
-  write(*src.auth_file, R"({"auths":{"localhost:5000":{"auth":")" + base64_encode("bob:pw") + R"("}}})");
+  write_at(*src.auth_file, R"({"auths":{"localhost:5000":{"auth":")" + base64_encode("bob:pw") + R"("}}})");
   src.podman_auth = tmp.path / "podman.json";
-  write(*src.podman_auth, R"({"auths":{"quay.io":{"auth":")" + base64_encode("carol:pw") + R"("}}})");
+  write_at(*src.podman_auth, R"({"auths":{"quay.io":{"auth":")" + base64_encode("carol:pw") + R"("}}})");
   CHECK(find_credential("localhost:5000", src)->username == "bob");
   CHECK(find_credential("quay.io", src)->username == "carol");
 }
@@ -247,7 +241,7 @@ TEST_CASE("registry/credentials: malformed entries fail without echoing secrets"
   TempDir tmp;
   CredentialSources src;
   src.docker_config_dir = tmp.path;
-  write(tmp.path / "config.json", R"({"auths":{"h:1":{"auth":"bm9jb2xvbmhlcmU="}}})");  // "nocolonhere"
+  write_at(tmp.path / "config.json", R"({"auths":{"h:1":{"auth":"bm9jb2xvbmhlcmU="}}})");  // "nocolonhere"
   try {
     find_credential("h:1", src);
     FAIL("no error");
@@ -255,7 +249,7 @@ TEST_CASE("registry/credentials: malformed entries fail without echoing secrets"
     CHECK(std::string(e.what()).find("nocolonhere") == std::string::npos);
     CHECK(std::string(e.what()).find("bm9jb2xvbmhlcmU") == std::string::npos);
   }
-  write(tmp.path / "config.json", "[1,2]");
+  write_at(tmp.path / "config.json", "[1,2]");
   CHECK_THROWS_AS(find_credential("h:1", src), rp::Error);
 }
 
@@ -263,7 +257,7 @@ TEST_CASE("registry/credentials: store like docker login, keeping other settings
   TempDir tmp;
   CredentialSources src;
   src.docker_config_dir = tmp.path / "d";
-  write(src.docker_config_dir / "config.json", R"({"psFormat":"table","auths":{"other:1":{"auth":"eDp5"}}})");
+  write_at(src.docker_config_dir / "config.json", R"({"psFormat":"table","auths":{"other:1":{"auth":"eDp5"}}})");
   Credential c;
   c.username = "u";
   c.password = "p";

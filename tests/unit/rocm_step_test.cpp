@@ -23,7 +23,7 @@ namespace {
 
 const char* kPython = "python:\n  interpreter: /usr/bin/python3\n  venv: /opt/venv\n";
 
-std::string load_error(const TempDir& dir, const std::string& text) {
+std::string rocm_load_error(const TempDir& dir, const std::string& text) {
   auto path = dir.write("recipe.yaml", text);
   try {
     load_recipe(path, {});
@@ -77,31 +77,31 @@ TEST_CASE("recipe rocm: defaults and a URL with {family}") {
 TEST_CASE("recipe rocm: every mistake is reported at its place") {
   TempDir dir;
   std::string head = std::string("name: r\n") + kPython + "rocm:\n  source: therock\n";
-  CHECK(load_error(dir, head + "  index: nightly\n  targets: gfx9999\n").find("unknown GPU target 'gfx9999'") !=
+  CHECK(rocm_load_error(dir, head + "  index: nightly\n  targets: gfx9999\n").find("unknown GPU target 'gfx9999'") !=
         std::string::npos);
-  CHECK(load_error(dir, head + "  index: nightly\n  targets: gfx9999\n").find("gfx942") != std::string::npos);
-  CHECK(load_error(dir, head + "  index: nightlly\n  targets: gfx942\n").find("did you mean 'nightly'") != std::string::npos);
-  CHECK(load_error(dir, head + "  index: nightly\n  targets: gfx942\n  components: [libraries, devl]\n")
+  CHECK(rocm_load_error(dir, head + "  index: nightly\n  targets: gfx9999\n").find("gfx942") != std::string::npos);
+  CHECK(rocm_load_error(dir, head + "  index: nightlly\n  targets: gfx942\n").find("did you mean 'nightly'") != std::string::npos);
+  CHECK(rocm_load_error(dir, head + "  index: nightly\n  targets: gfx942\n  components: [libraries, devl]\n")
             .find("unknown rocm component 'devl'") != std::string::npos);
-  CHECK(load_error(dir, head + "  index: nightly\n  targets: gfx942\n  version: not-a-version!\n").find("is not a version") !=
+  CHECK(rocm_load_error(dir, head + "  index: nightly\n  targets: gfx942\n  version: not-a-version!\n").find("is not a version") !=
         std::string::npos);
-  CHECK(load_error(dir, head + "  index: nightly\n  targets: gfx942\n  env:\n    PYTORCH_CUDA_ALLOC_CONF: max_split_size_mb:128\n")
+  CHECK(rocm_load_error(dir, head + "  index: nightly\n  targets: gfx942\n  env:\n    PYTORCH_CUDA_ALLOC_CONF: max_split_size_mb:128\n")
             .find("PYTORCH_CUDA_ALLOC_CONF must not set max_split_size_mb") != std::string::npos);
-  CHECK(load_error(dir, head + "  index: nightly\n  targets: gfx942\n  env:\n    HSA_OVERRIDE_GFX_VERSION: gfx1151\n")
+  CHECK(rocm_load_error(dir, head + "  index: nightly\n  targets: gfx942\n  env:\n    HSA_OVERRIDE_GFX_VERSION: gfx1151\n")
             .find("MAJOR.MINOR.STEPPING") != std::string::npos);
-  CHECK(load_error(dir, head + "  index: nightly\n  targets: gfx942\n  env:\n    HSA_OVERIDE_GFX_VERSION: 11.0.0\n")
+  CHECK(rocm_load_error(dir, head + "  index: nightly\n  targets: gfx942\n  env:\n    HSA_OVERIDE_GFX_VERSION: 11.0.0\n")
             .find("did you mean 'HSA_OVERRIDE_GFX_VERSION'") != std::string::npos);
-  CHECK(load_error(dir, head + "  index: \"https://u:p@host/{family}/\"\n  targets: gfx942\n").find("credentials") !=
+  CHECK(rocm_load_error(dir, head + "  index: \"https://u:p@host/{family}/\"\n  targets: gfx942\n").find("credentials") !=
         std::string::npos);
-  CHECK(load_error(dir, head + "  index: \"https://host/{family}/\"\n  layout: multi-arch\n  targets: gfx942\n")
+  CHECK(rocm_load_error(dir, head + "  index: \"https://host/{family}/\"\n  layout: multi-arch\n  targets: gfx942\n")
             .find("'layout' goes with a channel name only") != std::string::npos);
-  CHECK(load_error(dir, head + "  targets: gfx942\n").find("needs 'index'") != std::string::npos);
-  CHECK(load_error(dir, head + "  index: nightly\n").find("needs 'targets'") != std::string::npos);
-  CHECK(load_error(dir, "name: r\nrocm:\n  source: therock\n  index: nightly\n  targets: gfx942\n")
+  CHECK(rocm_load_error(dir, head + "  targets: gfx942\n").find("needs 'index'") != std::string::npos);
+  CHECK(rocm_load_error(dir, head + "  index: nightly\n").find("needs 'targets'") != std::string::npos);
+  CHECK(rocm_load_error(dir, "name: r\nrocm:\n  source: therock\n  index: nightly\n  targets: gfx942\n")
             .find("needs a python section") != std::string::npos);
-  CHECK(load_error(dir, head + "  source: conda\n  index: nightly\n  targets: gfx942\n").find("duplicate") !=
+  CHECK(rocm_load_error(dir, head + "  source: conda\n  index: nightly\n  targets: gfx942\n").find("duplicate") !=
         std::string::npos);
-  CHECK(load_error(dir, std::string("name: r\n") + kPython + "rocm:\n  source: conda\n  index: nightly\n  targets: gfx942\n")
+  CHECK(rocm_load_error(dir, std::string("name: r\n") + kPython + "rocm:\n  source: conda\n  index: nightly\n  targets: gfx942\n")
             .find("unknown rocm source 'conda'") != std::string::npos);
 }
 
@@ -206,6 +206,6 @@ TEST_CASE("recipe: compression chosen by the recipe") {
   auto path = dir.write("recipe.yaml", "name: r\ncompression: zstd:10\n");
   CHECK(load_recipe(path, {}).compression == std::string("zstd:10"));
   CHECK_FALSE(load_recipe(dir.write("recipe.yaml", "name: r\n"), {}).compression);
-  CHECK(load_error(dir, "name: r\ncompression: zstd:30\n").find("unknown compression 'zstd:30'") != std::string::npos);
-  CHECK(load_error(dir, "name: r\ncompression: brotli\n").find("unknown compression") != std::string::npos);
+  CHECK(rocm_load_error(dir, "name: r\ncompression: zstd:30\n").find("unknown compression 'zstd:30'") != std::string::npos);
+  CHECK(rocm_load_error(dir, "name: r\ncompression: brotli\n").find("unknown compression") != std::string::npos);
 }

@@ -10,7 +10,7 @@ using rp::test::TempDir;
 
 namespace {
 // Loads `text` as a recipe and returns the error message ("" when it loads).
-std::string load_error(const TempDir& dir, const std::string& text, LoadOptions opts = {}) {
+std::string recipe_load_error(const TempDir& dir, const std::string& text, LoadOptions opts = {}) {
   auto path = dir.write("recipe.yaml", text);
   try {
     load_recipe(path, opts);
@@ -138,7 +138,7 @@ TEST_CASE("recipe: an include cycle is reported") {
   TempDir dir;
   dir.write("layers/a.yaml", "include: [b]\n");
   dir.write("layers/b.yaml", "include: [a]\n");
-  CHECK(load_error(dir, "name: x\ninclude: [a]\n").find("include cycle") != std::string::npos);
+  CHECK(recipe_load_error(dir, "name: x\ninclude: [a]\n").find("include cycle") != std::string::npos);
 }
 
 // The table of broken recipes: each must fail with its message at its location.
@@ -174,7 +174,7 @@ TEST_CASE("recipe: broken recipes fail with file:line:column and a useful messag
   };
   for (const auto& c : cases) {
     TempDir dir;
-    std::string msg = load_error(dir, c.text);
+    std::string msg = recipe_load_error(dir, c.text);
     INFO("recipe:\n" << std::string(c.text) << "\nmessage: " << msg);
     CHECK(msg.find(c.expected) != std::string::npos);
   }
@@ -184,13 +184,13 @@ TEST_CASE("recipe: an unknown --set key is an error with a suggestion") {
   TempDir dir;
   LoadOptions opts;
   opts.set_args = {{"UBUNTU_VERSON", "24.04"}};
-  std::string msg = load_error(dir, "name: x\nargs:\n  UBUNTU_VERSION: \"22.04\"\n", opts);
+  std::string msg = recipe_load_error(dir, "name: x\nargs:\n  UBUNTU_VERSION: \"22.04\"\n", opts);
   CHECK(msg.find("unknown build arg 'UBUNTU_VERSON' (did you mean 'UBUNTU_VERSION'?)") != std::string::npos);
 }
 
 TEST_CASE("recipe: every error is reported, not just the first") {
   TempDir dir;
-  std::string msg = load_error(dir, "name: x\nfoo: 1\nbar: 2\n");
+  std::string msg = recipe_load_error(dir, "name: x\nfoo: 1\nbar: 2\n");
   CHECK(msg.find("'foo'") != std::string::npos);
   CHECK(msg.find("'bar'") != std::string::npos);
 }

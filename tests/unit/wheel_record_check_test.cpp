@@ -22,8 +22,8 @@ using rp::test::TestWheel;
 
 namespace {
 
-const InstallScheme kVenv = InstallScheme::venv("/opt/venv", 3, 11);
-const std::string kSite = "opt/venv/lib/python3.11/site-packages";
+const InstallScheme kRecordVenv = InstallScheme::venv("/opt/venv", 3, 11);
+const std::string kRecordSite = "opt/venv/lib/python3.11/site-packages";
 
 // The warnings logged while it lives (the default logger's output, captured).
 class CapturedWarnings {
@@ -64,12 +64,12 @@ TestWheel wheel_with_bad_rows() {
 TEST_CASE("wheel/record check warns once per wheel when a member does not match its RECORD row") {
   TempDir dir;
   TestWheel w = wheel_with_bad_rows();
-  auto installed = install_wheel(w.write(dir), kVenv);
+  auto installed = install_wheel(w.write(dir), kRecordVenv);
   CapturedWarnings warnings;
   // The layer is written, with the bytes the wheel holds: a warning is no failure.
   auto tar = rp::test::read_layer(installed.entries);
-  CHECK(tar.at(kSite + "/demo_pkg/__init__.py").data == "VALUE = 1\n");
-  CHECK(tar.at(kSite + "/demo_pkg/util.py").data == "UTIL = 2\n");
+  CHECK(tar.at(kRecordSite + "/demo_pkg/__init__.py").data == "VALUE = 1\n");
+  CHECK(tar.at(kRecordSite + "/demo_pkg/util.py").data == "UTIL = 2\n");
   INFO(warnings.text());
   CHECK(warnings.count("does not match its RECORD row") == 1);
   CHECK(warnings.count(w.filename()) == 1);
@@ -87,7 +87,7 @@ TEST_CASE("wheel/record check with strict_record fails the layer write, naming w
   w.record_overrides["demo_pkg/__init__.py"] = rp::python::record_hash("something else") + ",10";
   InstallOptions strict;
   strict.strict_record = true;
-  auto installed = install_wheel(w.write(dir), kVenv, strict);  // planning reads no member
+  auto installed = install_wheel(w.write(dir), kRecordVenv, strict);  // planning reads no member
   std::string error = "(no error)";
   try {
     (void)rp::test::read_layer(installed.entries);
@@ -107,10 +107,10 @@ TEST_CASE("wheel/record check is silent for a correct wheel, strict or not") {
   strict.strict_record = true;
   CapturedWarnings warnings;
   for (const auto& options : {InstallOptions{}, strict}) {
-    auto installed = install_wheel(w.write(dir), kVenv, options);
+    auto installed = install_wheel(w.write(dir), kRecordVenv, options);
     CHECK(installed.warnings.empty());
     auto tar = rp::test::read_layer(installed.entries);
-    CHECK(tar.at(kSite + "/demo_pkg/big.bin").data.size() == (3u << 20));
+    CHECK(tar.at(kRecordSite + "/demo_pkg/big.bin").data.size() == (3u << 20));
   }
   CHECK(warnings.text().empty());
 }
@@ -126,14 +126,14 @@ TEST_CASE("wheel/record check follows pip for rows without a hash (.pyc, RECORD 
   CapturedWarnings warnings;
   InstallOptions strict;
   strict.strict_record = true;
-  auto installed = install_wheel(w.write(dir), kVenv, strict);
+  auto installed = install_wheel(w.write(dir), kRecordVenv, strict);
   CHECK(installed.warnings.empty());
   auto tar = rp::test::read_layer(installed.entries);
-  CHECK(tar.at(kSite + "/demo_pkg/__pycache__/__init__.cpython-311.pyc").data == "compiled");
+  CHECK(tar.at(kRecordSite + "/demo_pkg/__pycache__/__init__.cpython-311.pyc").data == "compiled");
   CHECK(warnings.text().empty());
   // The installed RECORD still hashes every file (pip's own RECORD does too).
   bool pyc_hashed = false;
-  for (const auto& row : rp::python::parse_record(tar.at(kSite + "/" + w.dist_info() + "/RECORD").data))
+  for (const auto& row : rp::python::parse_record(tar.at(kRecordSite + "/" + w.dist_info() + "/RECORD").data))
     if (row.path == "demo_pkg/__pycache__/__init__.cpython-311.pyc") pyc_hashed = row.hash == rp::python::record_hash("compiled");
   CHECK(pyc_hashed);
 
@@ -141,7 +141,7 @@ TEST_CASE("wheel/record check follows pip for rows without a hash (.pyc, RECORD 
   TestWheel nohash;
   nohash.files = {{"demo_pkg/__init__.py", "VALUE = 1\n"}};
   nohash.record_overrides["demo_pkg/__init__.py"] = ",";
-  auto plain = install_wheel(nohash.write(dir), kVenv);
+  auto plain = install_wheel(nohash.write(dir), kRecordVenv);
   REQUIRE(plain.warnings.size() == 1);
   CHECK(plain.warnings[0].find("'demo_pkg/__init__.py' is not listed with a hash in RECORD") != std::string::npos);
 }
