@@ -5,14 +5,17 @@
 # In one run:
 #   (a) rockpack, cold (empty store): `rocm: {targets: gfx942, components: [libraries, devel]}` on a
 #       Debian python3 base (tests/integration/lib/debian_base.sh), venv /opt/venv, gzip at the
-#       default level, to an oci: layout;
+#       default level, to an oci: layout; then the same with `--compression zstd` (level 3);
 #   (b) the peer: a fresh venv, `pip install --index-url URL --no-build-isolation "rocm[libraries,devel]"`,
-#       `rocm-sdk init` (expands the devel tree), `tar -C VENV -cf - . | pigz -p$(nproc) -6`;
+#       `rocm-sdk init` (expands the devel tree), `tar -C VENV -cf - . | pigz -p$(nproc) -6` and
+#       `skopeo copy tarball:LAYER oci:DIR` (an OCI layout, as rockpack writes); for zstd,
+#       `tar | zstd -T0 -3` and the same skopeo copy;
 #   (c) rockpack again with nothing changed (warm rebuild);
 #   (d) peak RSS (GNU time) of each step, and the size of rockpack's layers above the base next to
 #       the peer's tarball.
-# Prints a table with the speedup.
-#   bench/rocm_bench.sh [--scale rocm|small]     (ROCKPACK=path/to/rockpack, default build/rockpack)
+# Prints a table with the speedups. With --perf, two more cold builds (gzip, zstd; not timed) run
+# under `perf record`, and bench/stage_breakdown.py says where their CPU went, stage by stage.
+#   bench/rocm_bench.sh [--scale rocm|small] [--perf]  (ROCKPACK=path/to/rockpack, default build/rockpack)
 # `--scale small` (a few MB) is a smoke run of the script itself. Needs root (the Debian base keeps
 # its owners), debootstrap once (cached), pigz, GNU time, and python3 with venv/ensurepip (3.11 or
 # older: the peer builds the rocm sdist without build isolation, so its venv needs setuptools).
@@ -21,17 +24,19 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 ROCKPACK=${ROCKPACK:-$root/build/rockpack}
 scale=rocm
+profile=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --scale) scale=${2:?--scale takes rocm or small}; shift 2 ;;
     --scale=*) scale=${1#--scale=}; shift ;;
+    --perf) profile=1; shift ;;
     -h | --help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "rocm_bench: unknown argument $1" >&2; exit 2 ;;
   esac
 done
 case "$scale" in rocm | small) ;; *) echo "rocm_bench: --scale is rocm or small" >&2; exit 2 ;; esac
 [ -x "$ROCKPACK" ] || { echo "rocm_bench: build rockpack first ($ROCKPACK)" >&2; exit 2; }
-for t in pigz python3 curl /usr/bin/time; do
+for t in pigz zstd skopeo python3 curl /usr/bin/time; do
   command -v "$t" >/dev/null || { echo "rocm_bench: $t is missing (tools/install-deps.sh)" >&2; exit 2; }
 done
 python3 -c 'import venv, ensurepip' 2>/dev/null || { echo "rocm_bench: python3 has no venv/ensurepip" >&2; exit 2; }
@@ -115,6 +120,10 @@ rp_wall=$WALL rp_rss=$RSS
 layers_above_base "$work/img1" >"$work/rp_layers"
 rp_size=$(head -n 1 "$work/rp_layers")
 rp_layer_log=$(grep -E 'layer .*->' "$work/rp_cold.out" | sed 's/^info: //' | paste -sd ';' - || true)
+measure rp_cold_zstd "$ROCKPACK" build recipe.yaml --compression zstd -o "oci:$work/img1z:t" --cache-dir "$work/store-zstd"
+rpz_wall=$WALL rpz_rss=$RSS
+rpz_size=$(layers_above_base "$work/img1z" | head -n 1)
+rm -rf "$work/store-zstd" "$work/img1z"
 
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1 PIP_NO_INPUT=1
 measure venv python3 -m venv "$work/venv"
@@ -137,6 +146,15 @@ init_wall=$WALL init_rss=$RSS
 measure pigz sh -c "tar -C '$work/venv' -cf - . | pigz -p$cores -6 > '$work/layer.tar.gz'"
 pigz_wall=$WALL pigz_rss=$RSS
 pigz_size=$(stat -c %s "$work/layer.tar.gz")
+measure skopeo_gzip skopeo copy -q "tarball:$work/layer.tar.gz" "oci:$work/peer-gzip:t"
+skopeo_g_wall=$WALL
+rm -rf "$work/peer-gzip"
+measure zstd sh -c "tar -C '$work/venv' -cf - . | zstd -q -T0 -3 > '$work/layer.tar.zst'"
+zstd_wall=$WALL zstd_rss=$RSS
+zstd_size=$(stat -c %s "$work/layer.tar.zst")
+measure skopeo_zstd skopeo copy -q "tarball:$work/layer.tar.zst" "oci:$work/peer-zstd:t"
+skopeo_z_wall=$WALL
+rm -rf "$work/peer-zstd" "$work/layer.tar.zst"
 # For the size comparison only: the peer's venv without the installers rockpack's image does not
 # carry (pip, setuptools, wheel); same tar | pigz -6.
 site=lib/python$pyver/site-packages
@@ -153,24 +171,43 @@ warm_wall=$WALL warm_rss=$RSS
 d1=$(tail -n 1 "$work/rp_cold.out") d2=$(tail -n 1 "$work/rp_warm.out")
 [ "$d1" = "$d2" ] || echo "rocm_bench: WARNING: the warm rebuild gave another digest ($d1 vs $d2)" >&2
 
+if [ "$profile" = 1 ]; then
+  command -v perf >/dev/null || { echo "rocm_bench: --perf needs perf (linux-perf)" >&2; exit 2; }
+  for c in gzip zstd; do
+    rm -rf "$work/store-perf" "$work/img-perf"
+    perf record -q -F 499 -o "$work/perf-$c.data" -- "$ROCKPACK" --quiet build recipe.yaml --compression "$c" \
+      -o "oci:$work/img-perf:t" --cache-dir "$work/store-perf" >/dev/null 2>"$work/perf-$c.err" \
+      || { cat "$work/perf-$c.err" >&2; exit 1; }
+  done
+  rm -rf "$work/store-perf" "$work/img-perf"
+fi
+
 python3 - "$work/rp_layers" <<P
 import sys
 mb = 1e6
 dl, installed = $download_bytes, $installed_bytes
 rp, venv, pip, init, pigz = $rp_wall, $venv_wall, $pip_wall, $init_wall, $pigz_wall
+rpz, zstd, skopeo_g, skopeo_z = $rpz_wall, $zstd_wall, $skopeo_g_wall, $skopeo_z_wall
 rp_size, pigz_size, pigz_noinst = $rp_size, $pigz_size, $pigz_size_noinst
-peer = venv + pip + init + pigz
+rpz_size, zstd_size = $rpz_size, $zstd_size
+peer = venv + pip + init + pigz + skopeo_g
+peer_z = venv + pip + init + zstd + skopeo_z
 layers = open(sys.argv[1]).read().split("\n")[1:]
 print(f"mock TheRock index ($scale scale): rocm[libraries,devel] {dl / mb:.1f} MB to download, "
       f"{installed / mb:.0f} MB installed (peer venv); loopback; $cores cores; load {open('/proc/loadavg').read().split()[0]}")
 row = "{:<46} {:>9} {:>9} {:>10} {:>12}"
 print(row.format("step", "wall s", "MB/s", "peak RSS", "output MB"))
 print(row.format("(a) rockpack build, cold store", f"{rp:.2f}", f"{dl / mb / rp:.1f}", f"{$rp_rss} MiB", f"{rp_size / mb:.2f}"))
+print(row.format("    the same, --compression zstd", f"{rpz:.2f}", f"{dl / mb / rpz:.1f}", f"{$rpz_rss} MiB", f"{rpz_size / mb:.2f}"))
 print(row.format("(b) python3 -m venv", f"{venv:.2f}", "", f"{$venv_rss} MiB", ""))
 print(row.format("    pip install rocm[libraries,devel]", f"{pip:.2f}", "", f"{$pip_rss} MiB", ""))
 print(row.format("    rocm-sdk init", f"{init:.2f}", "", f"{$init_rss} MiB", ""))
 print(row.format("    tar | pigz -p$cores -6", f"{pigz:.2f}", "", f"{$pigz_rss} MiB", f"{pigz_size / mb:.2f}"))
-print(row.format("    peer total", f"{peer:.2f}", f"{dl / mb / peer:.1f}", f"{max($venv_rss, $pip_rss, $init_rss, $pigz_rss)} MiB", f"{pigz_size / mb:.2f}"))
+print(row.format("    skopeo copy tarball: oci: (gzip layer)", f"{skopeo_g:.2f}", "", "", ""))
+print(row.format("    peer total, gzip", f"{peer:.2f}", f"{dl / mb / peer:.1f}", f"{max($venv_rss, $pip_rss, $init_rss, $pigz_rss)} MiB", f"{pigz_size / mb:.2f}"))
+print(row.format("    tar | zstd -T0 -3", f"{zstd:.2f}", "", f"{$zstd_rss} MiB", f"{zstd_size / mb:.2f}"))
+print(row.format("    skopeo copy tarball: oci: (zstd layer)", f"{skopeo_z:.2f}", "", "", ""))
+print(row.format("    peer total, zstd", f"{peer_z:.2f}", f"{dl / mb / peer_z:.1f}", "", f"{zstd_size / mb:.2f}"))
 print(row.format("(c) rockpack rebuild, nothing changed", f"{$warm_wall:.2f}", "", f"{$warm_rss} MiB", ""))
 print()
 print("rockpack layers above the base:")
@@ -180,10 +217,19 @@ for line in layers:
         print(f"  {int(size) / mb:10.1f} MB  {what}")
 print("rockpack layer log: $rp_layer_log")
 print()
-print(f"speedup (cold): rockpack {peer / rp:.2f}x the peer (venv + pip + rocm-sdk init + tar|pigz)")
+print(f"speedup (cold, gzip): rockpack {peer / rp:.2f}x the peer (venv + pip + rocm-sdk init + tar|pigz + skopeo copy)")
+print(f"speedup (cold, zstd): rockpack {peer_z / rpz:.2f}x the peer (venv + pip + rocm-sdk init + tar|zstd -T0 + skopeo copy)")
+print(f"zstd layers: rockpack {rpz_size / mb:.1f} MB, tar|zstd -3 {zstd_size / mb:.1f} MB")
 print(f"size: rockpack layers {rp_size / mb:.1f} MB, {rp_size / pigz_noinst * 100 - 100:+.1f}% vs the peer's venv "
       f"without pip/setuptools/wheel ({pigz_noinst / mb:.1f} MB, pigz -6); {rp_size / pigz_size * 100 - 100:+.1f}% vs "
       f"its whole venv ({pigz_size / mb:.1f} MB)")
 print(f"warm rebuild: {$warm_wall:.2f} s ({peer / max($warm_wall, 0.01):.0f}x faster than the peer)")
 print(f"peak RSS: rockpack {max($rp_rss, $warm_rss)} MiB, pip {$pip_rss} MiB")
 P
+if [ "$profile" = 1 ]; then
+  for c in gzip zstd; do
+    echo
+    echo "where a cold $c build's CPU went (perf, all threads; bench/stage_breakdown.py):"
+    python3 "$root/bench/stage_breakdown.py" "$work/perf-$c.data"
+  done
+fi

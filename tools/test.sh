@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: install dependencies, build, run every unit and integration test, then the
 # sanitizer run (tools/fuzz.sh: every libFuzzer target a few seconds under ASan+UBSan over
-# fuzz/corpus; FUZZ_UNIT=1 adds the unit tests under ASan+UBSan; most of its time is building
-# build-fuzz/ once). Each phase prints how long it took, so a slow CI run says where the time went.
+# fuzz/corpus, then the unit tests under ASan+UBSan; most of its time is building build-fuzz/
+# once). Each phase prints how long it took, so a slow CI run says where the time went.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 suite_start=$(date +%s)

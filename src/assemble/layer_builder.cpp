@@ -1,6 +1,7 @@
 #include "assemble/layer_builder.hpp"
 
 #include "assemble/tar_writer.hpp"
+#include "util/background_hashing_sink.hpp"
 #include "util/digest.hpp"
 #include "util/error.hpp"
 
@@ -127,10 +128,12 @@ BuiltLayer LayerBuilder::build(const std::string& name, const std::vector<Entry>
     }
   }
 
-  // The blob writer hashes the compressed bytes itself; only the diff_id needs a hasher here.
+  // The blob writer hashes the compressed bytes itself; only the diff_id needs a hasher here, and it
+  // runs on a thread of its own (util/background_hashing_sink.hpp): this thread has the tar stream
+  // to make, wheel members to inflate and deflate streams to copy.
   auto blob = store_.begin_blob();
   auto compressor = make_compressor(options_.compression, *blob, options_.threads);
-  HashingSink uncompressed(compressor.get());
+  BackgroundHashingSink uncompressed(compressor.get());
   ProgressSink progress(uncompressed, progress_, name, *blob);
   TarWriter tar(progress, options_.mtime, compressor->deflate_passthrough());
   for (const auto& e : entries) tar.add(e);

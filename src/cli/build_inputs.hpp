@@ -29,7 +29,7 @@ struct LoadedPlan {
 };
 LoadedPlan load_and_plan(const std::string& recipe_file, const std::vector<std::string>& set_pairs,
                          PlanOptions plan_options = {}, const std::optional<Platform>& platform = {},
-                         const StepRunOptions& steps = {StepMode::kOffline, nullptr, {}, {}},
+                         const StepRunOptions& steps = StepRunOptions::offline(),
                          const std::vector<std::string>& allow_paths = {});
 
 }  // namespace rp::cli

@@ -27,6 +27,13 @@ struct StepRunOptions {
   // a wheel member that does not match its RECORD hash).
   bool strict = false;
   LockUse lock;  // build --locked (strict), lock --update; none by default
+
+  // `validate`: the checks that need no network and no store (StepMode::kOffline).
+  static StepRunOptions offline() {
+    StepRunOptions o;
+    o.mode = StepMode::kOffline;
+    return o;
+  }
 };
 
 // With a strict lock (build --locked): checks that it was written for this recipe — its name,

@@ -54,6 +54,9 @@ class WheelArchive {
   WheelArchive(fs::path path, std::string display_name, int fd)
       : path_(std::move(path)), display_name_(std::move(display_name)), fd_(fd) {}
   void read_central_directory();
+  // A small enough deflated member inflated in one call (libdeflate); false when the member is not
+  // one, and the caller streams it instead.
+  bool inflate_whole(const ZipMember& member, ByteSink& sink, ByteSink* deflated) const;
 
   fs::path path_;
   std::string display_name_;
