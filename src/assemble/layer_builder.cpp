@@ -1,5 +1,6 @@
 #include "assemble/layer_builder.hpp"
 
+#include "assemble/read_ahead.hpp"
 #include "assemble/tar_writer.hpp"
 #include "util/background_hashing_sink.hpp"
 #include "util/digest.hpp"
@@ -136,7 +137,13 @@ BuiltLayer LayerBuilder::build(const std::string& name, const std::vector<Entry>
   BackgroundHashingSink uncompressed(compressor.get());
   ProgressSink progress(uncompressed, progress_, name, *blob);
   TarWriter tar(progress, options_.mtime, compressor->deflate_passthrough());
-  for (const auto& e : entries) tar.add(e);
+  {
+    ReadAhead ahead(entries, tar, options_.threads);  // (assemble/read_ahead.hpp)
+    for (size_t i = 0; i < entries.size(); ++i) {
+      tar.add(entries[i], ahead.take(i));
+      ahead.release(i);
+    }
+  }
   tar.finish();
   compressor->finish();
 

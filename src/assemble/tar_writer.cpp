@@ -92,7 +92,7 @@ void TarWriter::write_pax_header(const std::string& name, const std::string& rec
   pad_to_block(records.size());
 }
 
-void TarWriter::add(const Entry& entry) {
+void TarWriter::add(const Entry& entry, const RenderedContent* rendered) {
   std::string name = entry.path;
   if (entry.type == EntryType::kDirectory) name += '/';
   uint64_t size = entry.size();
@@ -120,10 +120,20 @@ void TarWriter::add(const Entry& entry) {
         n += s;
       }
     } counting(*this);
-    if (passthrough_ && entry.content->has_deflate_stream()) {
+    bool copy = copies_deflate(entry);
+    if (rendered && rendered->has_deflated != copy)
+      throw Error("internal: /" + entry.path + " was read ahead " + (copy ? "without" : "with") + " its deflate stream");
+    if (copy) {
       passthrough_->begin();
-      entry.content->write_with_deflate(counting, passthrough_->deflate_sink());
+      if (rendered) {
+        counting.write(rendered->bytes.data(), rendered->bytes.size());
+        passthrough_->deflate_sink().write(rendered->deflated.data(), rendered->deflated.size());
+      } else {
+        entry.content->write_with_deflate(counting, passthrough_->deflate_sink());
+      }
       passthrough_->end();
+    } else if (rendered) {
+      counting.write(rendered->bytes.data(), rendered->bytes.size());
     } else {
       entry.content->write_to(counting);
     }

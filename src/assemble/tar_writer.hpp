@@ -4,12 +4,22 @@
 // regular entries. Paths or link targets over 100 bytes, sizes over 8 GiB and large ids go into a
 // PAX extended header, as Go's archive/tar (moby, containerd) writes them.
 #include <cstdint>
+#include <string>
 
 #include "assemble/compression.hpp"
 #include "entries/entry.hpp"
 #include "util/byte_sink.hpp"
 
 namespace rp {
+
+// A regular file's content produced ahead of time (assemble/read_ahead.hpp), exactly what its
+// ContentSource writes: `bytes` as write_to gives them, and with `has_deflated` also the raw deflate
+// stream write_with_deflate gives, for a gzip layer to copy.
+struct RenderedContent {
+  std::string bytes;
+  std::string deflated;
+  bool has_deflated = false;
+};
 
 class TarWriter {
  public:
@@ -18,7 +28,14 @@ class TarWriter {
   TarWriter(ByteSink& out, int64_t mtime, DeflatePassthrough* passthrough = nullptr)
       : out_(out), mtime_(mtime), passthrough_(passthrough) {}
   // Writes the entry's header and streams its content. Entries must come in the final order.
-  void add(const Entry& entry);
+  // With `rendered`, a regular file's content is taken from it instead of its ContentSource; it must
+  // hold the deflate stream exactly when this writer would copy one (passthrough and a content
+  // with a deflate stream).
+  void add(const Entry& entry, const RenderedContent* rendered = nullptr);
+  // Whether add() copies this entry's deflate stream instead of compressing its bytes.
+  bool copies_deflate(const Entry& entry) const {
+    return passthrough_ && entry.content && entry.content->has_deflate_stream();
+  }
   // Writes the two zero blocks that end an archive.
   void finish();
   uint64_t bytes_written() const { return written_; }

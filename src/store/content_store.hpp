@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/background_hashing_sink.hpp"
 #include "util/byte_sink.hpp"
 #include "util/digest.hpp"
 #include "util/error.hpp"
@@ -64,7 +65,8 @@ class ContentStore final : public RecordCache {
    private:
     ContentStore& store_;
     std::unique_ptr<AtomicFile> file_;
-    HashingSink hasher_;
+    // On a thread of its own: the writer (a layer's compressor, a download) has enough to do.
+    BackgroundHashingSink hasher_;
   };
   std::unique_ptr<BlobWriter> begin_blob();
 

@@ -1,0 +1,69 @@
+#pragma once
+// Reads a layer's file contents ahead of the tar writer, on worker threads.
+//
+// A layer is one tar stream, written in order by one thread. For a ROCm layer that thread did
+// everything per file: read the wheel member, inflate it, check its CRC-32 and RECORD hash, and only
+// then write it, so one core was busy and the rest of the machine waited (8.3 of the 10.7 s of a cold
+// ROCm build were that thread, measured with perf). Here up to one worker per core produces the
+// contents of the next files (ContentSource::write_to or write_with_deflate, into memory) while the
+// writer writes the current one; the writer takes them in order, so the stream is byte for byte what
+// it was.
+//
+// Bounded: only files up to kMaxFileSize are read ahead (larger ones the writer streams itself, as
+// before), and at most kMaxAheadBytes of produced content waits at any time (one file may exceed it
+// when nothing else waits). A content that fails (a corrupt member, a RECORD mismatch under
+// --strict) fails when the writer reaches it, as it would have without read-ahead.
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "assemble/tar_writer.hpp"
+#include "entries/entry.hpp"
+
+namespace rp {
+
+class ReadAhead {
+ public:
+  static constexpr uint64_t kMaxFileSize = 32u << 20;
+  static constexpr uint64_t kMaxAheadBytes = 24u << 20;
+
+  // `writer` says which entries it copies deflate streams of. `entries` and `writer` must outlive
+  // this object. threads = 0: one per core.
+  ReadAhead(const std::vector<Entry>& entries, const TarWriter& writer, unsigned threads);
+  ~ReadAhead();  // stops the workers (waiting for the files they are reading)
+  ReadAhead(const ReadAhead&) = delete;
+  ReadAhead& operator=(const ReadAhead&) = delete;
+
+  // The content of entries[index], once produced, or nullptr for an entry the writer must write
+  // itself. Rethrows what producing it threw. Call with increasing indexes, each once.
+  const RenderedContent* take(size_t index);
+  // Frees what take(index) returned; call once the writer is done with it.
+  void release(size_t index);
+
+ private:
+  enum class State { kPending, kRunning, kReady, kFailed, kInline };
+  struct Slot {
+    State state = State::kPending;
+    RenderedContent content;
+    std::exception_ptr error;
+    uint64_t cost = 0;
+  };
+
+  bool eligible(size_t index) const;
+  void work();
+
+  const std::vector<Entry>& entries_;
+  const TarWriter& writer_;
+  std::vector<Slot> slots_;
+  std::mutex mutex_;
+  std::condition_variable progress_;  // a slot changed state, budget was freed, or stop_
+  size_t next_ = 0;                   // the next entry a worker takes
+  uint64_t ahead_bytes_ = 0;          // produced or being produced, not yet released
+  bool stop_ = false;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace rp
