@@ -18,6 +18,7 @@ bench_cleanup() {
 measure() {
   local name=$1
   shift
+  sync  # the previous step's writes go to disk now, not during this step's timing
   /usr/bin/time -f "%e %M" -o "$work/$name.time" "$@" >"$work/$name.out" 2>&1 || {
     cat "$work/$name.out" >&2
     echo "$(basename "$0"): $name failed" >&2
