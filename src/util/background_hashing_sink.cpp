@@ -4,10 +4,7 @@
 
 namespace rp {
 
-BackgroundHashingSink::BackgroundHashingSink(ByteSink* next) : next_(next) {
-  current_.reserve(kBlockSize);
-  hasher_ = std::thread([this] { hash_loop(); });
-}
+BackgroundHashingSink::BackgroundHashingSink(ByteSink* next) : next_(next) {}
 
 BackgroundHashingSink::~BackgroundHashingSink() {
   {
@@ -32,6 +29,9 @@ void BackgroundHashingSink::write(const void* data, size_t size) {
 }
 
 void BackgroundHashingSink::submit_current() {
+  // The thread starts with the first full block: a small blob (a manifest, a record) is hashed
+  // where it is written, with no thread at all.
+  if (!hasher_.joinable()) hasher_ = std::thread([this] { hash_loop(); });
   std::string next_block;
   {
     std::unique_lock<std::mutex> lock(mutex_);
@@ -64,6 +64,10 @@ void BackgroundHashingSink::hash_loop() {
 }
 
 std::string BackgroundHashingSink::finish_digest() {
+  if (!hasher_.joinable()) {  // under one block in all
+    sha256_.update(current_.data(), current_.size());
+    return sha256_.finish_digest();
+  }
   if (!current_.empty()) submit_current();
   {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -3,7 +3,8 @@
 // uncompressed byte (2.3 GB for ROCm's layer), and the thread that writes the tar stream is already
 // busy inflating wheel members and copying their deflate streams: hashing there would add about a
 // second per GB to the longest chain of the build while the other cores wait. Here the writer only
-// copies each block once more, and the hash of a block overlaps with producing the next ones.
+// copies each block once more, and the hash of a block overlaps with producing the next ones. The
+// thread starts with the first full block (1 MiB): smaller streams are hashed in line.
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
