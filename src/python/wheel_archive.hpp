@@ -33,12 +33,13 @@ class WheelArchive {
   // Identity of the file on disk (device, inode, size, mtime), for cheap cache keys.
   const std::string& file_identity() const { return file_identity_; }
 
-  // Streams the member's uncompressed bytes into `sink`, then checks its size and CRC-32.
-  // Throws rp::Error naming the wheel and the member on any mismatch or I/O failure.
+  // Streams the member's uncompressed bytes into `sink` and checks its size and CRC-32: a member of
+  // up to 32 MiB is inflated whole and checked before any byte reaches `sink`, a larger one is
+  // checked at its end. Throws rp::Error naming the wheel and the member on any mismatch or I/O failure.
   void stream_member(const ZipMember& member, ByteSink& sink) const;
   // Like stream_member for a deflated member, and in the same pass hands the member's raw deflate
   // stream, as stored, to `deflated` (a gzip layer copies it instead of compressing the bytes again).
-  // The checks at the end are the same, so a bad member still throws (after `deflated` saw it).
+  // The checks are the same, so a bad member still throws (a large one after `deflated` saw it).
   void stream_member_with_deflate(const ZipMember& member, ByteSink& sink, ByteSink& deflated) const;
   // The whole member in memory (checked like stream_member); for small files such as METADATA.
   // Throws rp::InputError when the member is larger than `max_size`.
