@@ -10,19 +10,20 @@ namespace {
 class StoreArchive final : public MemberArchive {
  public:
   StoreArchive(const ContentStore& store, std::string archive_digest, std::string what, TarIndex index)
-      : store_(store), archive_digest_(std::move(archive_digest)), what_(std::move(what)), index_(std::move(index)) {}
+      : store_(store),
+        archive_(std::make_shared<const TarArchiveRef>(TarArchiveRef{index.tar_digest, std::move(archive_digest), std::move(what)})),
+        index_(std::move(index)) {}
 
   const std::vector<TarIndexMember>& members() const override { return index_.members; }
 
   // The archive's digest and the member's path name the bytes (TarMemberContent's content key).
   std::shared_ptr<ContentSource> content(const TarIndexMember& m) const override {
-    return std::make_shared<TarMemberContent>(store_, index_.tar_digest, m.offset, m.size, archive_digest_, what_, m.path);
+    return std::make_shared<TarMemberContent>(store_, archive_, m.offset, m.size, m.path);
   }
 
  private:
   const ContentStore& store_;
-  std::string archive_digest_;
-  std::string what_;
+  std::shared_ptr<const TarArchiveRef> archive_;
   TarIndex index_;
 };
 

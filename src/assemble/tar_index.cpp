@@ -55,13 +55,18 @@ std::string decompress_to_store(ContentStore& store, const std::string& archive_
 }  // namespace
 
 TarIndex load_tar_index(ContentStore& store, const std::string& archive_digest, const std::string& what) {
+  // The record names a blob holding the serialized index (TarIndex::serialize): reading it back
+  // verifies it like any blob, and it is pruned like one.
   constexpr const char* kKind = "tar-index";
   if (auto record = store.get_record(kKind, archive_digest)) {
     try {
-      TarIndex index = TarIndex::from_json(*record);
-      if (store.contains(index.tar_digest)) return index;
+      auto blob = record->find("index");
+      if (blob != record->end() && blob->is_string() && store.contains(blob->get<std::string>())) {
+        TarIndex index = TarIndex::parse(store.read_all(blob->get<std::string>()));
+        if (store.contains(index.tar_digest)) return index;
+      }
     } catch (const Error&) {
-      // A stale or damaged record: rebuild it below.
+      // A stale or damaged record (or index blob): index again below.
     }
   }
   TarIndex index;
@@ -69,7 +74,7 @@ TarIndex load_tar_index(ContentStore& store, const std::string& archive_digest, 
   index.tar_digest = is_plain_tar(store.blob_path(archive_digest)) ? archive_digest
                                                                    : decompress_to_store(store, archive_digest, what);
   index.members = index_plain_tar(store.blob_path(index.tar_digest), what);
-  store.put_record(kKind, archive_digest, index.to_json());
+  store.put_record(kKind, archive_digest, {{"index", store.put(index.serialize())}});
   return index;
 }
 

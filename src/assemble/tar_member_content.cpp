@@ -13,10 +13,10 @@
 namespace rp {
 
 void TarMemberContent::write_to(ByteSink& sink) const {
-  fs::path file = store_.blob_path(tar_digest_);
+  fs::path file = store_.blob_path(archive_->tar_digest);
   UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0)
-    throw Error("cannot open the unpacked " + archive_name_ + " (" + tar_digest_ + ") in the store: " + std::strerror(errno),
+    throw Error("cannot open the unpacked " + archive_->archive_name + " (" + archive_->tar_digest + ") in the store: " + std::strerror(errno),
                 "the store was cleaned during the build; build again");
   std::vector<char> buffer(static_cast<size_t>(std::min<uint64_t>(size_, 1 << 20)) + 1);
   uint64_t done = 0;
@@ -26,12 +26,12 @@ void TarMemberContent::write_to(ByteSink& sink) const {
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0)
       throw Error("cannot read " + describe() + " from the store: " + (n < 0 ? std::strerror(errno) : "the blob is too short"),
-                  "remove the store's tar-index record for " + archive_digest_ + " and build again");
+                  "remove the store's tar-index record for " + archive_->archive_digest + " and build again");
     sink.write(buffer.data(), static_cast<size_t>(n));
     done += static_cast<uint64_t>(n);
   }
 }
 
-std::string TarMemberContent::content_key() const { return "tar-member:" + archive_digest_ + ":" + member_; }
+std::string TarMemberContent::content_key() const { return "tar-member:" + archive_->archive_digest + ":" + member_; }
 
 }  // namespace rp

@@ -1,6 +1,7 @@
 #include "cli/vcs_info.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "net/url.hpp"
 
@@ -19,10 +20,25 @@ std::string run_git(const fs::path& dir, const std::string& args) {
   while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
   return out;
 }
+
+// Whether git could find a repository for `dir`: a ".git" in it or above it, or GIT_DIR set.
+// Without one, running git (twice) would only cost a warm build about 15 ms.
+bool may_be_in_git_repository(const fs::path& dir) {
+  if (std::getenv("GIT_DIR")) return true;
+  std::error_code ec;
+  fs::path p = fs::absolute(dir, ec);
+  if (ec) return true;
+  for (;;) {
+    if (fs::exists(p / ".git", ec)) return true;
+    if (!p.has_relative_path()) return false;
+    p = p.parent_path();
+  }
+}
 }  // namespace
 
 VcsInfo detect_vcs(const fs::path& dir) {
   VcsInfo info;
+  if (!may_be_in_git_repository(dir)) return info;
   info.revision = run_git(dir, "rev-parse HEAD");
   if (info.revision.size() != 40) info.revision.clear();
   std::string url = net::redact_credentials(run_git(dir, "remote get-url origin"));

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <set>
+#include <string_view>
 
 #include "util/digest.hpp"
 #include "util/error.hpp"
@@ -53,23 +54,23 @@ std::string HostFileContent::content_key() const {
 }
 
 std::string normalize_image_path(const std::string& path, const std::string& origin) {
-  std::vector<std::string> parts;
-  size_t i = 0;
-  while (i <= path.size()) {
-    size_t j = path.find('/', i);
-    if (j == std::string::npos) j = path.size();
-    std::string part = path.substr(i, j - i);
+  // Component by component, with no copies of them: every file of every wheel and archive comes
+  // through here.
+  std::string out;
+  out.reserve(path.size());
+  std::string_view rest = path;
+  for (size_t i = 0; i <= rest.size();) {
+    size_t j = std::min(rest.find('/', i), rest.size());
+    std::string_view part = rest.substr(i, j - i);
     if (part == "..")
       throw InputError(origin + ": path '" + path + "' contains '..'", "paths in an image may not climb out of its root");
-    if (!part.empty() && part != ".") parts.push_back(part);
+    if (!part.empty() && part != ".") {
+      if (!out.empty()) out.push_back('/');
+      out.append(part);
+    }
     i = j + 1;
   }
-  if (parts.empty()) throw InputError(origin + ": path '" + path + "' names the image root", "give a file path");
-  std::string out;
-  for (const auto& p : parts) {
-    if (!out.empty()) out.push_back('/');
-    out += p;
-  }
+  if (out.empty()) throw InputError(origin + ": path '" + path + "' names the image root", "give a file path");
   if (out.find('\0') != std::string::npos) throw InputError(origin + ": path contains a NUL byte");
   return out;
 }

@@ -17,7 +17,9 @@ namespace {
 
 constexpr size_t kTarBlock = 512;
 constexpr uint64_t kMaxExtendedHeader = 1u << 20;  // PAX records, GNU long names
-constexpr int kRecordVersion = 2;  // 2: owners
+// The first bytes of a serialized index; a new layout gets a new number, and an older record is
+// then a cache miss.
+constexpr std::string_view kRecordMagic = "rockpack tar index 3\n";
 
 uint64_t round_up(uint64_t n) { return (n + kTarBlock - 1) / kTarBlock * kTarBlock; }
 
@@ -155,24 +157,6 @@ void apply_pax(const std::string& data, std::optional<std::string>& path, std::o
   }
 }
 
-const char* type_word(EntryType t) {
-  switch (t) {
-    case EntryType::kFile: return "file";
-    case EntryType::kDirectory: return "dir";
-    case EntryType::kSymlink: return "symlink";
-    case EntryType::kHardlink: return "hardlink";
-  }
-  return "file";
-}
-
-EntryType type_from_word(const std::string& w) {
-  if (w == "file") return EntryType::kFile;
-  if (w == "dir") return EntryType::kDirectory;
-  if (w == "symlink") return EntryType::kSymlink;
-  if (w == "hardlink") return EntryType::kHardlink;
-  throw Error("malformed tar index record: unknown type '" + w + "'");
-}
-
 }  // namespace
 
 std::vector<TarIndexMember> index_plain_tar(const fs::path& file, const std::string& what) {
@@ -260,47 +244,86 @@ std::vector<TarIndexMember> index_plain_tar(const fs::path& file, const std::str
   return out;
 }
 
-nlohmann::json TarIndex::to_json() const {
-  nlohmann::json list = nlohmann::json::array();
+// The record: the magic line, then varints (LEB128, shortest form) and strings (a varint length, then the bytes):
+//   tar_digest, member count, then per member: path, type (0 file, 1 dir, 2 symlink, 3 hardlink),
+//   mode, size, offset, link_target, uid, gid, uname, gname.
+std::string TarIndex::serialize() const {
+  std::string out(kRecordMagic);
+  auto number = [&out](uint64_t v) {
+    do {
+      unsigned char byte = v & 0x7f;
+      v >>= 7;
+      out.push_back(static_cast<char>(v ? byte | 0x80 : byte));
+    } while (v);
+  };
+  auto text = [&](const std::string& s) {
+    number(s.size());
+    out += s;
+  };
+  text(tar_digest);
+  number(members.size());
   for (const auto& m : members) {
-    nlohmann::json j = {{"path", m.path}, {"type", type_word(m.type)}, {"mode", m.mode}};
-    if (m.type == EntryType::kFile) {
-      j["size"] = m.size;
-      j["offset"] = m.offset;
-    }
-    if (!m.link_target.empty()) j["link"] = m.link_target;
-    if (m.uid) j["uid"] = m.uid;
-    if (m.gid) j["gid"] = m.gid;
-    if (!m.uname.empty()) j["uname"] = m.uname;
-    if (!m.gname.empty()) j["gname"] = m.gname;
-    list.push_back(std::move(j));
+    text(m.path);
+    number(static_cast<uint64_t>(m.type));
+    number(m.mode);
+    number(m.size);
+    number(m.offset);
+    text(m.link_target);
+    number(m.uid);
+    number(m.gid);
+    text(m.uname);
+    text(m.gname);
   }
-  return {{"version", kRecordVersion}, {"tar", tar_digest}, {"members", std::move(list)}};
+  return out;
 }
 
-TarIndex TarIndex::from_json(const nlohmann::json& j) {
-  try {
-    if (j.at("version").get<int>() != kRecordVersion) throw Error("tar index record of another version");
-    TarIndex index;
-    index.tar_digest = j.at("tar").get<std::string>();
-    for (const auto& m : j.at("members")) {
-      TarIndexMember member;
-      member.path = m.at("path").get<std::string>();
-      member.type = type_from_word(m.at("type").get<std::string>());
-      member.mode = m.at("mode").get<uint32_t>();
-      member.size = m.value("size", uint64_t{0});
-      member.offset = m.value("offset", uint64_t{0});
-      member.link_target = m.value("link", std::string());
-      member.uid = m.value("uid", uint32_t{0});
-      member.gid = m.value("gid", uint32_t{0});
-      member.uname = m.value("uname", std::string());
-      member.gname = m.value("gname", std::string());
-      index.members.push_back(std::move(member));
+static_assert(static_cast<int>(EntryType::kFile) == 0 && static_cast<int>(EntryType::kDirectory) == 1 &&
+              static_cast<int>(EntryType::kSymlink) == 2 && static_cast<int>(EntryType::kHardlink) == 3);
+
+TarIndex TarIndex::parse(std::string_view bytes) {
+  auto bad = [](const char* why) { return Error(std::string("malformed tar index record: ") + why); };
+  if (bytes.substr(0, kRecordMagic.size()) != kRecordMagic) throw bad("not a record of this version");
+  size_t pos = kRecordMagic.size();
+  auto number = [&](uint64_t limit) {
+    uint64_t v = 0;
+    for (int shift = 0;; shift += 7) {
+      if (pos >= bytes.size()) throw bad("it is truncated");
+      if (shift > 63) throw bad("a number is too long");
+      auto byte = static_cast<unsigned char>(bytes[pos++]);
+      if (byte == 0 && shift > 0) throw bad("a number is not in its shortest form");
+      v |= static_cast<uint64_t>(byte & 0x7f) << shift;
+      if (!(byte & 0x80)) break;
     }
-    return index;
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(std::string("malformed tar index record: ") + e.what());
+    if (v > limit) throw bad("a number is out of range");
+    return v;
+  };
+  auto text = [&] {
+    uint64_t n = number(bytes.size() - pos);
+    std::string s(bytes.substr(pos, n));
+    pos += n;
+    return s;
+  };
+  TarIndex index;
+  index.tar_digest = text();
+  // Every member takes at least 10 bytes: a count larger than that cannot be honest.
+  uint64_t count = number((bytes.size() - pos) / 10);
+  index.members.reserve(count);
+  for (uint64_t i = 0; i < count; ++i) {
+    TarIndexMember m;
+    m.path = text();
+    m.type = static_cast<EntryType>(number(static_cast<uint64_t>(EntryType::kHardlink)));
+    m.mode = static_cast<uint32_t>(number(07777));
+    m.size = number(UINT64_MAX);
+    m.offset = number(UINT64_MAX);
+    m.link_target = text();
+    m.uid = static_cast<uint32_t>(number(UINT32_MAX));
+    m.gid = static_cast<uint32_t>(number(UINT32_MAX));
+    m.uname = text();
+    m.gname = text();
+    index.members.push_back(std::move(m));
   }
+  if (pos != bytes.size()) throw bad("bytes after the last member");
+  return index;
 }
 
 }  // namespace rp

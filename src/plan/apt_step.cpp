@@ -37,7 +37,7 @@ namespace rp {
 namespace {
 
 constexpr const char* kDebRecord = "apt-deb";
-constexpr int kDebRecordVersion = 1;
+constexpr int kDebRecordVersion = 2;  // 2: the data index in a blob (TarIndex::serialize)
 constexpr const char* kResolutionRecord = "apt-resolution";
 constexpr int kResolutionRecordVersion = 1;
 
@@ -133,8 +133,10 @@ PreparedDeb prepare_deb(ContentStore& store, const std::string& deb_digest, cons
     try {
       if (rec->value("version", 0) == kDebRecordVersion) {
         PreparedDeb out;
-        out.data = TarIndex::from_json(rec->at("data"));
-        bool complete = store.contains(out.data.tar_digest);
+        std::string index_blob = rec->at("data_index").get<std::string>();
+        bool complete = store.contains(index_blob);
+        if (complete) out.data = TarIndex::parse(store.read_all(index_blob));
+        complete = complete && store.contains(out.data.tar_digest);
         for (const auto& [name, c] : rec->at("control").items()) {
           std::string digest = c.at("digest").get<std::string>();
           if (!store.contains(digest)) complete = false;
@@ -159,7 +161,7 @@ PreparedDeb prepare_deb(ContentStore& store, const std::string& deb_digest, cons
   nlohmann::json control = nlohmann::json::object();
   for (const auto& [name, bytes] : out.control.files)
     control[name] = {{"digest", store.put(bytes)}, {"mode", out.control.modes.at(name)}};
-  store.put_record(kDebRecord, deb_digest, {{"version", kDebRecordVersion}, {"data", out.data.to_json()}, {"control", control}});
+  store.put_record(kDebRecord, deb_digest, {{"version", kDebRecordVersion}, {"data_index", store.put(out.data.serialize())}, {"control", control}});
   return out;
 }
 
@@ -170,6 +172,7 @@ apt::DebContents deb_contents(const ContentStore& store, const apt::Package& pac
   deb.control = std::move(prepared.control);
   std::string name = package.name + "_" + package.version.str() + "_" + package.architecture + ".deb";
   deb.members.reserve(prepared.data.members.size());
+  auto archive = std::make_shared<const TarArchiveRef>(TarArchiveRef{prepared.data.tar_digest, deb_digest, name});
   for (const auto& m : prepared.data.members) {
     apt::DataMember d;
     d.path = m.path;
@@ -181,7 +184,7 @@ apt::DebContents deb_contents(const ContentStore& store, const apt::Package& pac
     d.gname = m.gname;
     d.link_target = m.link_target;
     if (m.type == EntryType::kFile)
-      d.content = std::make_shared<TarMemberContent>(store, prepared.data.tar_digest, m.offset, m.size, deb_digest, name, m.path);
+      d.content = std::make_shared<TarMemberContent>(store, archive, m.offset, m.size, m.path);
     deb.members.push_back(std::move(d));
   }
   return deb;

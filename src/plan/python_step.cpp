@@ -457,7 +457,7 @@ std::vector<python::InstalledWheel> install_all(const StepContext& context, cons
     for (const auto& warning : w.warnings) spdlog::warn("{}: {}", w.filename, warning);
   // Two wheels writing one file is an error even when they land in different layers: the image
   // would depend on layer order.
-  (void)python::merge_installed_wheels(installed);
+  python::check_wheels_fit_together(installed);
   return installed;
 }
 
@@ -508,7 +508,7 @@ void assign_layers(const recipe::PythonSection& effective, const std::vector<pyt
     auto it = by_layer.find(name);
     if (it == by_layer.end()) continue;
     result.layers.push_back({name, "rockpack python: " + describe_packages(names_by_layer[name]) + " (" + recipe_file + ")",
-                             installed.empty() ? std::vector<Entry>{} : python::merge_installed_wheels(it->second), {}});
+                             installed.empty() ? std::vector<Entry>{} : python::merge_installed_wheels(std::move(it->second)), {}});
   }
 }
 

@@ -1,7 +1,7 @@
 #include "python/install_plan.hpp"
 
 #include <algorithm>
-#include <map>
+#include <cstdint>
 
 #include "util/digest.hpp"
 #include "util/error.hpp"
@@ -26,27 +26,50 @@ bool same_file(const Entry& a, const Entry& b) {
   return sha256_of(*a.content) == sha256_of(*b.content);
 }
 
-}  // namespace
+// Every entry of `wheels`, sorted by path; among entries of one path, in wheel order. Each run of
+// one path is checked: what follows its first entry must be the same directory or the same file.
+struct EntriesByPath {
+  struct Slot {
+    uint32_t wheel, entry;
+  };
+  std::vector<Slot> slots;
 
-std::vector<Entry> merge_installed_wheels(const std::vector<InstalledWheel>& wheels) {
-  std::map<std::string, size_t> index;  // path -> position in `out`
-  std::vector<Entry> out;
-  for (const auto& wheel : wheels) {
-    for (const auto& entry : wheel.entries) {
-      auto [it, inserted] = index.emplace(entry.path, out.size());
-      if (inserted) {
-        out.push_back(entry);
+  explicit EntriesByPath(const std::vector<InstalledWheel>& wheels) {
+    for (size_t w = 0; w < wheels.size(); ++w)
+      for (size_t e = 0; e < wheels[w].entries.size(); ++e)
+        slots.push_back({static_cast<uint32_t>(w), static_cast<uint32_t>(e)});
+    std::stable_sort(slots.begin(), slots.end(), [&](const Slot& a, const Slot& b) {
+      return wheels[a.wheel].entries[a.entry].path < wheels[b.wheel].entries[b.entry].path;
+    });
+    for (size_t i = 0, first = 0; i < slots.size(); ++i) {
+      const Entry& entry = wheels[slots[i].wheel].entries[slots[i].entry];
+      const Entry& head = wheels[slots[first].wheel].entries[slots[first].entry];
+      if (i == first || entry.path != head.path) {
+        first = i;
         continue;
       }
-      const Entry& existing = out[it->second];
-      if (existing.type == EntryType::kDirectory && entry.type == EntryType::kDirectory) continue;
-      if (same_file(existing, entry)) continue;
-      throw InputError("/" + entry.path + " is installed by both " + existing.origin + " (as a " + kind(existing) +
-                           ") and " + entry.origin + " (as a " + kind(entry) + ")",
+      if (head.type == EntryType::kDirectory && entry.type == EntryType::kDirectory) continue;
+      if (same_file(head, entry)) continue;
+      throw InputError("/" + entry.path + " is installed by both " + head.origin + " (as a " + kind(head) + ") and " +
+                           entry.origin + " (as a " + kind(entry) + ")",
                        "two packages claim the same file; install only one of them or pick compatible versions");
     }
   }
-  std::sort(out.begin(), out.end(), [](const Entry& a, const Entry& b) { return a.path < b.path; });
+};
+
+}  // namespace
+
+void check_wheels_fit_together(const std::vector<InstalledWheel>& wheels) { (void)EntriesByPath(wheels); }
+
+std::vector<Entry> merge_installed_wheels(std::vector<InstalledWheel> wheels) {
+  EntriesByPath sorted(wheels);
+  std::vector<Entry> out;
+  out.reserve(sorted.slots.size());
+  for (const auto& slot : sorted.slots) {
+    Entry& entry = wheels[slot.wheel].entries[slot.entry];
+    if (!out.empty() && out.back().path == entry.path) continue;  // checked: the same as the one kept
+    out.push_back(std::move(entry));
+  }
   return out;
 }
 

@@ -11,8 +11,12 @@
 
 namespace rp::python {
 
-// All entries of `wheels`, each path once, sorted by path. Throws rp::InputError when two wheels
-// install different files at one path, or a file where another wheel has a directory.
-std::vector<Entry> merge_installed_wheels(const std::vector<InstalledWheel>& wheels);
+// Throws rp::InputError when two of `wheels` install different files at one path, or a file where
+// another has a directory (naming the first such path, bytewise, and both wheels).
+void check_wheels_fit_together(const std::vector<InstalledWheel>& wheels);
+
+// All entries of `wheels`, each path once (the first wheel's entry), sorted by path; the same check.
+// The entries are moved out of `wheels`: a ROCm layer has 20,000 of them.
+std::vector<Entry> merge_installed_wheels(std::vector<InstalledWheel> wheels);
 
 }  // namespace rp::python

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <string_view>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -92,9 +93,9 @@ class ImageTree {
       d.origin = entry.origin;
       append(w, std::move(d));
     }
-    auto it = by_path_.find(entry.path);
-    if (it != by_path_.end()) at(it->second) = std::move(entry);
-    else append(w, std::move(entry));
+    auto [it, inserted] = by_path_.try_emplace(entry.path, Slot{w, wheels_[w].entries.size()});
+    if (inserted) wheels_[w].entries.push_back(std::move(entry));
+    else at(it->second) = std::move(entry);
   }
 
   // Follows symlinks (and hardlink entries, whose targets are image paths) like realpath(3):
@@ -176,19 +177,29 @@ void update_record(InstalledWheel& wheel, const std::set<std::string>& removed, 
   std::sort(wheel.files.begin(), wheel.files.end());
 }
 
-bool climbs(const std::string& path) {
-  auto parts = split_path(path);
-  return std::find(parts.begin(), parts.end(), "..") != parts.end();
+// Whether a path has a ".." component. (No split: it runs for each of the devel tree's members.)
+bool climbs(std::string_view path) {
+  for (size_t i = 0; i <= path.size();) {
+    size_t j = std::min(path.find('/', i), path.size());
+    if (path.substr(i, j - i) == "..") return true;
+    i = j + 1;
+  }
+  return false;
 }
 
 // The member's path in the image. Like `rocm-sdk init`, only the devel tree may come out of it.
 std::string member_image_path(const std::string& name, const std::string& site, const std::string& what) {
-  std::string trimmed = name;
-  while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
-  if (climbs(trimmed) || split_path(trimmed).front() != kDevelRoot)
+  std::string_view trimmed = name;
+  while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.remove_suffix(1);
+  std::string_view root(kDevelRoot);
+  bool under_root = trimmed.starts_with(root) && (trimmed.size() == root.size() || trimmed[root.size()] == '/');
+  if (climbs(trimmed) || !under_root)
     throw InputError(what + ": unexpected member '" + name + "' (every member must be under " + kDevelRoot + "/)",
                      "the rocm-sdk-devel wheel is damaged or not TheRock's; download it again");
-  return normalize_image_path(site + "/" + trimmed, what);
+  std::string path;
+  path.reserve(site.size() + 1 + trimmed.size());
+  path.append(site).append("/").append(trimmed);
+  return normalize_image_path(path, what);
 }
 
 struct Expander {
@@ -350,6 +361,8 @@ DevelExpansion expand_devel(const ArchiveOpener& archives, std::vector<Installed
   std::string what = wheels[devel].filename + ":" + tarball_path.substr(site.size() + 1);
   std::unique_ptr<MemberArchive> tar = archives.open(*tarball, what);
 
+  // Room for the tree up front: 20,000 entries moved at each growth of the vector add up.
+  wheels[devel].entries.reserve(wheels[devel].entries.size() + tar->members().size());
   Expander x(wheels, site);
   for (const auto& m : tar->members()) x.add_member(devel, m, *tar, what);
 
