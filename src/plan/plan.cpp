@@ -75,6 +75,7 @@ BuildPlan make_plan(const recipe::Recipe& r, const PlanOptions& options) {
     plan.base = base->image;
     plan.base_name = base->name;
     plan.base_digest = base->digest;
+    plan.base_verified = base->verified;
   }
   cfg["architecture"] = r.platform.architecture;
   cfg["os"] = r.platform.os;

@@ -5,6 +5,7 @@
 // file can record exactly this.
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -68,6 +69,9 @@ struct BuildPlan {
   int64_t source_date_epoch = 0;
   std::string created;  // RFC 3339 of source_date_epoch
   Image base;           // empty for scratch; its layers are reused as they are
+  // BaseImage::verified: wait_base_verified() before the base's bytes are used for anything but
+  // reading (a sandbox, an output); run_steps waits at its end, so a planned build is verified.
+  std::shared_future<void> base_verified;
   std::string base_name;    // empty for scratch
   std::string base_digest;
   nlohmann::json config;  // the image config without the new layers' diff_ids/history
@@ -82,6 +86,11 @@ struct BuildPlan {
   // with `components`, what `rockpack lock` writes.
   std::map<std::string, std::map<std::string, std::vector<std::string>>> lock_inputs;
   std::map<std::string, std::map<std::string, std::string>> lock_pins;
+
+  // Rethrows the base check's error; returns at once when it is done or there is none.
+  void wait_base_verified() const {
+    if (base_verified.valid()) base_verified.get();
+  }
 };
 
 // The records as `--resolved` and `--metadata-file` write them: {"python": {...}, "rocm": {...}}.

@@ -3,8 +3,9 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <optional>
 #include <cstdlib>
+#include <future>
+#include <optional>
 #include <set>
 
 #include "assemble/store_archives.hpp"
@@ -254,6 +255,9 @@ StepOutput RocmStep::plan(const StepContext& context) const {
       expansion = therock::expand_devel(archives, wheels, scheme.purelib.substr(1));
     };
   }
+  // The image's bash.bashrc, read meanwhile: on a cold store that decompresses the base (half a
+  // second for a python base) while the python step waits on its index and downloads.
+  std::future<std::string> bashrc = std::async(std::launch::async, [&context] { return read_bashrc(context); });
   PythonStepResult python = plan_python(context, *recipe.python, additions);
   const bool devel = std::find(rocm.components.begin(), rocm.components.end(), "devel") != rocm.components.end();
   if (context.mode == StepMode::kBuild && rocm.expand_devel && devel && !expansion.expanded)
@@ -277,7 +281,7 @@ StepOutput RocmStep::plan(const StepContext& context) const {
   std::vector<Entry> env_files = {
       text_file("etc/rocm_env.sh", therock::rocm_env_script(env_in), origin),
       text_file("etc/profile.d/rocm-sdk.sh", therock::rocm_profile_script(), origin),
-      text_file("etc/bash.bashrc", therock::bashrc_with_rocm_env(read_bashrc(context)), origin),
+      text_file("etc/bash.bashrc", therock::bashrc_with_rocm_env(bashrc.get()), origin),
   };
   finalize_entries(env_files);
 

@@ -118,6 +118,7 @@ class SandboxLayers::Workspace {
     try {
       fs::create_directories(root_);
       ::chmod(root_.c_str(), 0755);
+      plan.wait_base_verified();  // no command runs on a base that does not match its descriptors
       for (const auto& l : plan.base.layers) {
         LayerArchive layer(store, l.blob);
         materialize_archive(layer.get(), root_, layer.where());

@@ -61,6 +61,7 @@ void run_steps(BuildPlan& plan, const recipe::Recipe& recipe, const StepRunOptio
           {step->name(), std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()});
     apply_step_output(plan, recipe, step->name(), std::move(output));
   }
+  plan.wait_base_verified();
 }
 
 }  // namespace rp
