@@ -291,6 +291,7 @@ TarIndex TarIndex::parse(std::string_view bytes) {
       if (shift > 63) throw bad("a number is too long");
       auto byte = static_cast<unsigned char>(bytes[pos++]);
       if (byte == 0 && shift > 0) throw bad("a number is not in its shortest form");
+      if (shift == 63 && byte > 1) throw bad("a number is larger than 64 bits");
       v |= static_cast<uint64_t>(byte & 0x7f) << shift;
       if (!(byte & 0x80)) break;
     }

@@ -2,6 +2,7 @@
 // and a damaged record is an rp::Error (a cache miss for the caller), never a crash or a wrong index.
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <string>
 
 #include "entries/tar_index.hpp"
@@ -95,5 +96,15 @@ TEST_CASE("tar index record: damaged or foreign bytes are refused") {
   CHECK(rp::TarIndex::parse(one_file).members.at(0).mode == 0644);
   CHECK_THROWS_AS(rp::TarIndex::parse(record(digest + "\x01" + "\x01p" + "\x04" + "\xa4\x03" + member_tail)), rp::Error);
   CHECK_THROWS_AS(rp::TarIndex::parse(record(digest + "\x01" + "\x01p" + file_type + "\x80\x40" + member_tail)),
+                  rp::Error);
+  // A size in ten bytes whose last one carries more than the 64th bit (found by fuzz_tar_index):
+  // with 2^64 - 1 it is the largest number there is; one more bit is refused, not cut off.
+  const std::string after_size(6, '\0');
+  std::string largest = std::string(9, '\xff') + "\x01";
+  CHECK(rp::TarIndex::parse(record(digest + "\x01" + "\x01p" + file_type + "\xa4\x03" + largest + after_size))
+            .members.at(0)
+            .size == UINT64_MAX);
+  std::string too_large = std::string(9, '\xff') + "\x13";
+  CHECK_THROWS_AS(rp::TarIndex::parse(record(digest + "\x01" + "\x01p" + file_type + "\xa4\x03" + too_large + after_size)),
                   rp::Error);
 }
