@@ -2,6 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <future>
 
 #include "output/base_layer_check.hpp"
@@ -39,6 +42,9 @@ BaseImage resolve_base(const std::string& base, const Platform& platform, Conten
   // On a thread of its own: on a cold store this is half a second per 64 MB layer, which planning
   // (index pages, downloads) can use. The plan waits for it before its base is used (BuildPlan).
   out.verified = std::async(std::launch::async, [image = out.image, name = out.name, &store] {
+                   // Behind the steps' own reads of the base (the interpreter's files), which
+                   // planning waits for: Linux gives each thread its own nice value.
+                   ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 10);
                    verify_base_layers(image, store, name);
                  }).share();
   size_t n = out.image.layers.size();

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <future>
 
 #include "image_test_support.hpp"
 #include "plan/lock_file.hpp"
@@ -288,4 +289,28 @@ TEST_CASE("plan/steps: a locked python step installs the locked files and refuse
   } catch (const InputError& e) {
     CHECK(std::string(e.what()).find("python requirements: added 'gamma'") != std::string::npos);
   }
+}
+
+TEST_CASE("run_steps waits for the base check and rethrows its error") {
+  Fixture f;
+  recipe::Recipe r = f.load("base: fake:base\nenv:\n  A: b\n");
+  PlanOptions options;
+  BaseImage base = fake_base(f.store);
+  std::promise<void> check;
+  base.verified = check.get_future().share();
+  options.base = base;
+  BuildPlan p = make_plan(r, options);
+  check.set_exception(std::make_exception_ptr(Error("base layer sha256:00 in the store hashes to sha256:11")));
+  StepRunOptions steps;
+  steps.store = &f.store;
+  CHECK_THROWS_WITH_AS(run_steps(p, r, steps), doctest::Contains("hashes to sha256:11"), Error);
+
+  // A check that passed lets the plan through.
+  std::promise<void> passed;
+  base.verified = passed.get_future().share();
+  options.base = base;
+  BuildPlan q = make_plan(r, options);
+  passed.set_value();
+  run_steps(q, r, steps);
+  CHECK(q.base_verified.valid());
 }
