@@ -299,15 +299,18 @@ TarIndex TarIndex::parse(std::string_view bytes) {
     return v;
   };
   auto text = [&] {
-    uint64_t n = number(bytes.size() - pos);
+    uint64_t n = number(UINT64_MAX);
+    if (n > bytes.size() - pos) throw bad("a string runs past the end");
     std::string s(bytes.substr(pos, n));
     pos += n;
     return s;
   };
   TarIndex index;
   index.tar_digest = text();
-  // Every member takes at least 10 bytes: a count larger than that cannot be honest.
-  uint64_t count = number((bytes.size() - pos) / 10);
+  // Every member takes at least 10 bytes: a count larger than that cannot be honest (and must not
+  // reserve memory).
+  uint64_t count = number(UINT64_MAX);
+  if (count > (bytes.size() - pos) / 10) throw bad("more members than the bytes could hold");
   index.members.reserve(count);
   for (uint64_t i = 0; i < count; ++i) {
     TarIndexMember m;
