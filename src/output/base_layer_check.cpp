@@ -62,17 +62,7 @@ la_ssize_t read_plain(archive*, void* data, const void** out) {
   return n;
 }
 
-bool climbs_out(const char* path) {
-  if (!path) return false;
-  std::string_view p(path);
-  for (size_t i = 0; i <= p.size();) {
-    size_t j = p.find('/', i);
-    if (j == std::string_view::npos) j = p.size();
-    if (p.substr(i, j - i) == "..") return true;
-    i = j + 1;
-  }
-  return false;
-}
+bool climbs_out(const char* path) { return path && has_dot_dot_component(path); }
 
 struct ArchiveFree {
   void operator()(archive* a) const { archive_read_free(a); }

@@ -130,14 +130,9 @@ std::optional<std::string> DocumentReader::image_path(const YAML::Node& node, co
     error(node, "'" + key + "' must be an absolute path in the image, got '" + *p + "'");
     return std::nullopt;
   }
-  for (size_t i = 0; i <= p->size();) {
-    size_t j = p->find('/', i);
-    if (j == std::string::npos) j = p->size();
-    if (p->substr(i, j - i) == "..") {
-      error(node, "'" + key + "' may not contain '..': '" + *p + "'");
-      return std::nullopt;
-    }
-    i = j + 1;
+  if (has_dot_dot_component(*p)) {
+    error(node, "'" + key + "' may not contain '..': '" + *p + "'");
+    return std::nullopt;
   }
   return p;
 }

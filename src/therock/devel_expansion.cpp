@@ -14,6 +14,7 @@
 
 #include "python/wheel_record.hpp"
 #include "util/error.hpp"
+#include "util/strings.hpp"
 
 namespace rp::therock {
 
@@ -177,23 +178,13 @@ void update_record(InstalledWheel& wheel, const std::set<std::string>& removed, 
   std::sort(wheel.files.begin(), wheel.files.end());
 }
 
-// Whether a path has a ".." component. (No split: it runs for each of the devel tree's members.)
-bool climbs(std::string_view path) {
-  for (size_t i = 0; i <= path.size();) {
-    size_t j = std::min(path.find('/', i), path.size());
-    if (path.substr(i, j - i) == "..") return true;
-    i = j + 1;
-  }
-  return false;
-}
-
 // The member's path in the image. Like `rocm-sdk init`, only the devel tree may come out of it.
 std::string member_image_path(const std::string& name, const std::string& site, const std::string& what) {
   std::string_view trimmed = name;
   while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.remove_suffix(1);
   std::string_view root(kDevelRoot);
   bool under_root = trimmed.starts_with(root) && (trimmed.size() == root.size() || trimmed[root.size()] == '/');
-  if (climbs(trimmed) || !under_root)
+  if (has_dot_dot_component(trimmed) || !under_root)
     throw InputError(what + ": unexpected member '" + name + "' (every member must be under " + kDevelRoot + "/)",
                      "the rocm-sdk-devel wheel is damaged or not TheRock's; download it again");
   std::string path;
@@ -268,8 +259,8 @@ struct Expander {
           !link["target"].is_string())
         throw bad("a link without a \"relpath\" and a \"target\" string");
       std::string relpath = link["relpath"], target = link["target"];
-      if (relpath.empty() || target.empty() || relpath.front() == '/' || target.front() == '/' || climbs(relpath) ||
-          climbs(target))
+      if (relpath.empty() || target.empty() || relpath.front() == '/' || target.front() == '/' ||
+          has_dot_dot_component(relpath) || has_dot_dot_component(target))
         throw bad("link paths must be relative and stay inside ('" + relpath + "' -> '" + target + "')");
       std::string dest = normalize_image_path(site + "/" + kDevelRoot + "/" + relpath, what);
       std::string source = normalize_image_path(site + "/" + target, what);

@@ -1,6 +1,8 @@
 // General string helpers (util/strings.hpp).
 #include "util/strings.hpp"
 
+#include <algorithm>
+
 namespace rp {
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; }
@@ -78,6 +80,15 @@ std::vector<std::string> split_words(std::string_view s) {
 std::string path_base(const std::string& path) {
   size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+bool has_dot_dot_component(std::string_view path) {
+  for (size_t i = 0; i <= path.size();) {
+    size_t j = std::min(path.find('/', i), path.size());
+    if (path.substr(i, j - i) == "..") return true;
+    i = j + 1;
+  }
+  return false;
 }
 
 }  // namespace rp

@@ -22,6 +22,9 @@ std::vector<std::string> split_words(std::string_view s);
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
 // The last component of a '/'-separated path: what follows the last '/', or all of `path`.
 std::string path_base(const std::string& path);
+// Whether a '/'-separated path has a ".." component (which could climb out of where it is meant to
+// stay: an image root, an archive's tree).
+bool has_dot_dot_component(std::string_view path);
 
 // For error messages: quotes nothing, replaces control bytes with '?', and cuts long input with "...".
 std::string printable(std::string_view s, size_t max = 200);
