@@ -152,10 +152,11 @@ void run_build(const BuildArgs& args) {
   // A base other than scratch is pulled (or imported) into the store while planning.
   std::optional<LockFile> lock;
   if (args.locked || !args.lock_file.empty()) lock = read_lock_file(lock_path_for(args.recipe, args.lock_file));
-  plan_options.resolve_base = [&store, &session, &lock](const std::string& base, const Platform& platform) {
+  plan_options.resolve_base = [&store, &session, &lock](const std::string& base, const Platform& platform,
+                                                        const RootfsView::KeepContent& keep) {
     // --locked: a registry base is pulled by its locked digest (the tag may have moved since).
-    if (lock) return resolve_locked_base(base, lock->base_digest, platform, store, session);
-    return registry::resolve_base(base, platform, store, session);
+    if (lock) return resolve_locked_base(base, lock->base_digest, platform, store, session, keep);
+    return registry::resolve_base(base, platform, store, session, keep);
   };
   // Every step (plan/steps.cpp), in its order; with --dry-run they resolve without downloading.
   StepRunOptions steps;

@@ -50,9 +50,9 @@ void run_lock(const LockArgs& args) {
     for (const auto& n : args.update_names) steps.lock.update.insert(python::normalize_name(n));
   }
   PlanOptions plan_options;
-  plan_options.resolve_base = [&](const std::string& base, const Platform& p) {
-    if (previous) return resolve_locked_base(base, previous->base_digest, p, store, session);
-    return registry::resolve_base(base, p, store, session);
+  plan_options.resolve_base = [&](const std::string& base, const Platform& p, const RootfsView::KeepContent& keep) {
+    if (previous) return resolve_locked_base(base, previous->base_digest, p, store, session, keep);
+    return registry::resolve_base(base, p, store, session, keep);
   };
   LoadedPlan loaded = load_and_plan(args.recipe, args.set, plan_options, platform_override, steps, args.allow_paths);
   LockFile lock = lock_from_plan(loaded.plan, loaded.recipe);

@@ -14,11 +14,11 @@ std::string lock_path_for(const std::string& recipe, const std::string& lock_fil
 }
 
 BaseImage resolve_locked_base(const std::string& base, const std::string& digest, const Platform& platform,
-                              ContentStore& store, registry::Session& session) {
-  if (digest.empty() || ImageLocation::is_local(base)) return registry::resolve_base(base, platform, store, session);
+                              ContentStore& store, registry::Session& session, const RootfsView::KeepContent& keep) {
+  if (digest.empty() || ImageLocation::is_local(base)) return registry::resolve_base(base, platform, store, session, keep);
   registry::Reference ref = registry::parse_reference(base);
-  if (ref.has_digest()) return registry::resolve_base(base, platform, store, session);
-  BaseImage out = registry::resolve_base(ref.with_digest(digest).str(), platform, store, session);
+  if (ref.has_digest()) return registry::resolve_base(base, platform, store, session, keep);
+  BaseImage out = registry::resolve_base(ref.with_digest(digest).str(), platform, store, session, keep);
   // The image names its base as the recipe does: a locked build gives the unlocked build's digest.
   out.name = ref.str();
   return out;

@@ -98,7 +98,8 @@ DownloadResult fetch_one(ContentStore& store, const DownloadJob& job, const Down
 }  // namespace
 
 std::vector<DownloadResult> download_all(ContentStore& store, const std::vector<DownloadJob>& jobs,
-                                         const DownloadOptions& options, DownloadStats* stats) {
+                                         const DownloadOptions& options, DownloadStats* stats,
+                                         const DownloadReady& on_ready) {
   std::vector<DownloadResult> results(jobs.size());
   std::mutex mu;
   DownloadStats local;
@@ -127,14 +128,17 @@ std::vector<DownloadResult> download_all(ContentStore& store, const std::vector<
         }
       }
       if (options.progress) options.progress->download_finished(job, r);
-      std::lock_guard lock(mu);
-      results[i] = r;
-      if (r.downloaded) {
-        ++local.files_fetched;
-        local.bytes_fetched += r.size;
-      } else {
-        ++local.files_cached;
+      {
+        std::lock_guard lock(mu);
+        results[i] = r;
+        if (r.downloaded) {
+          ++local.files_fetched;
+          local.bytes_fetched += r.size;
+        } else {
+          ++local.files_cached;
+        }
       }
+      if (on_ready) on_ready(i, r);
     });
   }
   run_parallel(work, options.workers);

@@ -50,9 +50,15 @@ struct DownloadOptions {
   DownloadProgress* progress = nullptr;
 };
 
+// Called with a job's index and result as soon as its file is in the store (verified), on the worker
+// thread that fetched it, while other jobs may still be downloading: work that needs only this file
+// can start early. What it throws fails download_all as a download would.
+using DownloadReady = std::function<void(size_t job, const DownloadResult& result)>;
+
 // Fetches every job (in parallel) and returns their results in job order. Throws rp::Error naming the
 // first file that failed; files that were complete stay in the store.
 std::vector<DownloadResult> download_all(ContentStore& store, const std::vector<DownloadJob>& jobs,
-                                         const DownloadOptions& options, DownloadStats* stats = nullptr);
+                                         const DownloadOptions& options, DownloadStats* stats = nullptr,
+                                         const DownloadReady& on_ready = {});
 
 }  // namespace rp

@@ -101,6 +101,8 @@ std::string LayerArchive::error() const {
   return e ? e : "unknown error";
 }
 
+bool LayerArchive::checks_diff_id(const Descriptor& layer) { return is_gzip(layer) || is_plain_tar(layer); }
+
 void LayerArchive::verify_digest() {
   if (reader_->gzip) {
     // The rest of the decompressed stream (the tar's padding): hashed for the diff_id, and the

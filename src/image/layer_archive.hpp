@@ -27,6 +27,9 @@ class LayerArchive {
   LayerArchive(const LayerArchive&) = delete;
   LayerArchive& operator=(const LayerArchive&) = delete;
 
+  // Whether verify_digest() checks `layer`'s diff_id too (gzip and plain tar layers).
+  static bool checks_diff_id(const Descriptor& layer);
+
   archive* get() { return archive_; }
   // "layer sha256:...", for messages.
   const std::string& where() const { return where_; }

@@ -133,6 +133,7 @@ struct RootfsView::LayerRead {
   std::vector<Member> members;
   std::vector<std::string> whiteouts;    // keys removed with their subtree
   std::vector<std::string> opaque_dirs;  // directories whose lower contents are hidden
+  std::string climbing;                  // RootfsView::climbing_member
 };
 
 namespace {
@@ -147,6 +148,11 @@ std::shared_ptr<const RootfsView::LayerRead> read_members(LayerArchive& layer_ar
   std::vector<char> chunk(1 << 16);
   while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
     const char* name = archive_entry_pathname(e);
+    if (out->climbing.empty()) {
+      const char* hardlink = archive_entry_hardlink(e);
+      if (name && has_dot_dot_component(name)) out->climbing = name;
+      else if (hardlink && has_dot_dot_component(hardlink)) out->climbing = std::string(name ? name : "") + " -> " + hardlink;
+    }
     auto key = member_key(name ? name : "");
     if (!key) continue;
     std::string base = path_base(*key);
@@ -214,6 +220,8 @@ std::shared_ptr<const RootfsView::LayerRead> RootfsView::read_layer(const fs::pa
 void RootfsView::add_layer(const ContentStore& store, const Descriptor& layer, const KeepContent& keep) {
   apply_layer(*read_layer(store, layer, keep));
 }
+
+std::string RootfsView::climbing_member(const LayerRead& layer) { return layer.climbing; }
 
 void RootfsView::apply_layer(const LayerRead& layer) {
   for (const auto& dir : layer.opaque_dirs) remove_subtree(dir, true);

@@ -47,6 +47,10 @@ class RootfsView : public FileTree {
   static std::shared_ptr<const LayerRead> read_layer(const fs::path& file, const Descriptor& layer,
                                                      const KeepContent& keep, const std::string& diff_id = {});
   void apply_layer(const LayerRead& layer);
+  // The first member of `layer` whose path or hardlink target climbs out of the root ("../"), as
+  // "path" or "path -> target"; empty when none does. The view ignores such members; the base
+  // check refuses them.
+  static std::string climbing_member(const LayerRead& layer);
   // Planned entries (paths relative to the root); file contents are read on demand from their
   // ContentSource. Later entries replace earlier ones at the same path.
   void add_entries(const std::vector<Entry>& entries);

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string_view>
 
+#include "image/layer_archive.hpp"
 #include "util/strings.hpp"
 #include "util/digest.hpp"
 #include "util/error.hpp"
@@ -69,14 +70,40 @@ struct ArchiveFree {
 };
 using ArchivePtr = std::unique_ptr<archive, ArchiveFree>;
 
+InputError climbs_out_error(const std::string& what, const std::string& digest, const std::string& member) {
+  return InputError(what + ": layer " + digest + " has a member that climbs out of the image root: '" + shorten(member) + "'",
+                    "extractors disagree on such members (some write outside the root); use another base image");
+}
+
+// The check as the read the steps share: RootfsView::read_layer verifies the digest and the diff_id
+// (a gzip or plain tar layer) while it collects the members.
+std::shared_ptr<const RootfsView::LayerRead> read_and_verify(const ContentStore& store, const Descriptor& layer,
+                                                             const std::string& diff_id, const std::string& what,
+                                                             const RootfsView::KeepContent& keep) {
+  std::shared_ptr<const RootfsView::LayerRead> read;
+  try {
+    read = RootfsView::read_layer(store, layer, keep, diff_id);
+  } catch (const InputError&) {
+    throw;
+  } catch (const Error& e) {
+    throw Error(what + ": " + e.what(), e.hint().empty() ? "the base image is damaged or was altered; nothing was built on it" : e.hint());
+  }
+  if (std::string member = RootfsView::climbing_member(*read); !member.empty())
+    throw climbs_out_error(what, layer.digest, member);
+  return read;
+}
+
 }  // namespace
 
-void verify_base_layer(const ContentStore& store, const std::string& digest, int64_t size, const std::string& diff_id,
-                       const std::string& what) {
+std::shared_ptr<const RootfsView::LayerRead> verify_base_layer(const ContentStore& store, const Descriptor& layer,
+                                                               const std::string& diff_id, const std::string& what,
+                                                               const RootfsView::KeepContent& keep) {
+  const std::string& digest = layer.digest;
+  const int64_t size = layer.size;
   std::string record_key = digest + " " + diff_id;
   if (auto rec = store.get_record("base-layer-verified", record_key); rec && rec->is_boolean() && rec->get<bool>()) {
     // Its bytes were checked; the size is still compared (it costs a stat).
-    if (store.contains(digest) && static_cast<int64_t>(store.blob_size(digest)) == size) return;
+    if (store.contains(digest) && static_cast<int64_t>(store.blob_size(digest)) == size) return nullptr;
   }
   if (!store.contains(digest)) throw Error(what + ": layer " + digest + " is not in the store");
   uint64_t actual_size = store.blob_size(digest);
@@ -84,6 +111,11 @@ void verify_base_layer(const ContentStore& store, const std::string& digest, int
     throw Error(what + ": layer " + digest + " is " + std::to_string(actual_size) + " bytes, but its descriptor says " +
                     std::to_string(size),
                 "the base image is damaged or was altered; nothing was built on it");
+  if (keep && LayerArchive::checks_diff_id(layer)) {
+    auto read = read_and_verify(store, layer, diff_id, what, keep);
+    store.put_record("base-layer-verified", record_key, true);
+    return read;
+  }
 
   BlobReader blob;
   blob.fd = ::open(store.blob_path(digest).c_str(), O_RDONLY | O_CLOEXEC);
@@ -109,9 +141,7 @@ void verify_base_layer(const ContentStore& store, const std::string& digest, int
     const char* name = archive_entry_pathname(e);
     const char* hardlink = archive_entry_hardlink(e);
     if (climbs_out(name) || climbs_out(hardlink))
-      throw InputError(what + ": layer " + digest + " has a member that climbs out of the image root: '" +
-                           shorten(climbs_out(name) ? name : std::string(name ? name : "") + " -> " + hardlink) + "'",
-                       "extractors disagree on such members (some write outside the root); use another base image");
+      throw climbs_out_error(what, digest, climbs_out(name) ? name : std::string(name ? name : "") + " -> " + hardlink);
     archive_read_data_skip(tar.get());
   }
   if (r != ARCHIVE_EOF || plain.failed)
@@ -134,9 +164,19 @@ void verify_base_layer(const ContentStore& store, const std::string& digest, int
     throw Error(what + ": layer " + digest + " decompresses to " + actual_diff_id + ", but the config's diff_id is " + diff_id,
                 "the base image is damaged or was altered; nothing was built on it");
   store.put_record("base-layer-verified", record_key, true);
+  return nullptr;
 }
 
-void verify_base_layers(const Image& image, const ContentStore& store, const std::string& source) {
+void verify_base_layer(const ContentStore& store, const std::string& digest, int64_t size, const std::string& diff_id,
+                       const std::string& what) {
+  Descriptor layer;
+  layer.digest = digest;
+  layer.size = size;
+  verify_base_layer(store, layer, diff_id, what);
+}
+
+std::shared_ptr<const BaseLayerReads> verify_base_layers(const Image& image, const ContentStore& store,
+                                                         const std::string& source, const RootfsView::KeepContent& keep) {
   auto diff_ids = image.config.contains("rootfs") && image.config["rootfs"].is_object()
                       ? image.config["rootfs"].value("diff_ids", nlohmann::json::array())
                       : nlohmann::json::array();
@@ -144,12 +184,16 @@ void verify_base_layers(const Image& image, const ContentStore& store, const std
     throw Error(source + ": the config lists " + std::to_string(diff_ids.is_array() ? diff_ids.size() : 0) +
                     " diff_ids for " + std::to_string(image.layers.size()) + " layers",
                 "the base image is damaged; use another");
+  auto reads = std::make_shared<BaseLayerReads>();
   for (size_t i = 0; i < image.layers.size(); ++i) {
     const auto& l = image.layers[i];
     std::string diff_id = diff_ids[i].is_string() ? diff_ids[i].get<std::string>() : "";
     if (diff_id.empty()) throw Error(source + ": layer " + std::to_string(i + 1) + " has no diff_id in the config");
-    verify_base_layer(store, l.blob.digest, l.blob.size, diff_id, source);
+    auto read = verify_base_layer(store, l.blob, diff_id, source, keep);
+    if (read) reads->push_back(std::move(read));
   }
+  if (reads->size() != image.layers.size()) return nullptr;
+  return reads;
 }
 
 }  // namespace rp

@@ -8,13 +8,15 @@
 
 namespace rp {
 
+bool AccountsStep::reads_from_base(std::string_view p) const {
+  return p == "etc/passwd" || p == "etc/group" || p == "etc/shadow" || p == "etc/gshadow";
+}
+
 StepOutput AccountsStep::plan(const StepContext& context) const {
   const recipe::AccountsSection& section = *context.recipe.accounts;
   StepOutput out;
   if (context.mode == StepMode::kOffline) return out;
-  RootfsView view = context.rootfs([](std::string_view p) {
-    return p == "etc/passwd" || p == "etc/group" || p == "etc/shadow" || p == "etc/gshadow";
-  });
+  RootfsView view = context.rootfs([this](std::string_view p) { return reads_from_base(p); });
   std::vector<apt::GroupRequest> groups;
   for (const auto& g : section.groups) groups.push_back({g.where.str(), g.name, g.gid, g.members, g.replace});
   std::vector<apt::UserRequest> users;

@@ -13,6 +13,7 @@ class AccountsStep final : public Step {
   std::string name() const override { return "accounts"; }
   bool applies(const recipe::Recipe& recipe) const override { return recipe.accounts.has_value(); }
   StepOutput plan(const StepContext& context) const override;
+  bool reads_from_base(std::string_view path) const override;
 };
 
 }  // namespace rp

@@ -346,6 +346,8 @@ LayerPlan maintainer_scripts_layer(const StepContext& context, const recipe::Apt
 
 }  // namespace
 
+bool AptStep::reads_from_base(std::string_view path) const { return apt_file_of_interest(path); }
+
 StepOutput AptStep::plan(const StepContext& context) const {
   const recipe::AptSection& section = *context.recipe.apt;
   StepOutput out;

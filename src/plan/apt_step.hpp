@@ -48,6 +48,7 @@ class AptStep final : public Step {
   std::string name() const override { return "apt"; }
   bool applies(const recipe::Recipe& recipe) const override { return recipe.apt.has_value(); }
   StepOutput plan(const StepContext& context) const override;
+  bool reads_from_base(std::string_view path) const override;
   bool locks() const override { return true; }
 };
 

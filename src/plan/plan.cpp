@@ -2,6 +2,7 @@
 
 #include <ctime>
 
+#include "plan/steps.hpp"
 #include "util/error.hpp"
 
 namespace rp {
@@ -52,6 +53,14 @@ void set_env_var(nlohmann::json& env, const std::string& name, const std::string
   if (!replaced) env.push_back(name + "=" + value);
 }
 
+void BuildPlan::drop_base_reads() {
+  if (!base_verified.valid()) return;
+  if (!base_verified.get()) return;  // rethrows the check's error
+  std::promise<std::shared_ptr<const BaseLayerReads>> checked;
+  checked.set_value(nullptr);
+  base_verified = checked.get_future().share();
+}
+
 nlohmann::json resolution_json(const BuildPlan& plan) {
   nlohmann::json out = nlohmann::json::object();
   for (const auto& [key, record] : plan.records)
@@ -69,7 +78,8 @@ BuildPlan make_plan(const recipe::Recipe& r, const PlanOptions& options) {
   // A base's config is the starting point (Env, Entrypoint, Cmd, WorkingDir, User, Labels, history
   // and its diff_ids); the recipe's values go on top.
   std::optional<BaseImage> base = options.base;
-  if (!base && options.resolve_base && r.base != "scratch") base = options.resolve_base(r.base, r.platform);
+  if (!base && options.resolve_base && r.base != "scratch")
+    base = options.resolve_base(r.base, r.platform, files_steps_read_from_base(r));
   nlohmann::json cfg = base ? base->image.config : nlohmann::json::object();
   if (base) {
     plan.base = base->image;

@@ -17,6 +17,7 @@
 #include "entries/entry.hpp"
 #include "image/base_image.hpp"
 #include "image/image.hpp"
+#include "image/rootfs_view.hpp"
 #include "recipe/model.hpp"
 #include "util/spdx_license.hpp"
 
@@ -71,7 +72,7 @@ struct BuildPlan {
   Image base;           // empty for scratch; its layers are reused as they are
   // BaseImage::verified: wait_base_verified() before the base's bytes are used for anything but
   // reading (a sandbox, an output); run_steps waits at its end, so a planned build is verified.
-  std::shared_future<void> base_verified;
+  std::shared_future<std::shared_ptr<const BaseLayerReads>> base_verified;
   std::string base_name;    // empty for scratch
   std::string base_digest;
   nlohmann::json config;  // the image config without the new layers' diff_ids/history
@@ -88,9 +89,13 @@ struct BuildPlan {
   std::map<std::string, std::map<std::string, std::string>> lock_pins;
 
   // Rethrows the base check's error; returns at once when it is done or there is none.
-  void wait_base_verified() const {
-    if (base_verified.valid()) base_verified.get();
+  void wait_base_verified() const { base_reads(); }
+  // Waits for the base check and returns its read of the base (BaseImage::verified), or null.
+  std::shared_ptr<const BaseLayerReads> base_reads() const {
+    return base_verified.valid() ? base_verified.get() : nullptr;
   }
+  // Keeps the check's outcome but lets its read go (the steps are done with it).
+  void drop_base_reads();
 };
 
 // The records as `--resolved` and `--metadata-file` write them: {"python": {...}, "rocm": {...}}.
@@ -103,7 +108,9 @@ struct PlanOptions {
   std::optional<BaseImage> base;  // the resolved base, when the caller has it already
   // Resolves a recipe's base (anything but scratch) when `base` is not given: `rockpack build` pulls
   // it here; `validate` leaves this empty and plans without the base's content.
-  std::function<BaseImage(const std::string& base, const Platform& platform)> resolve_base;
+  // `keep`: the files the recipe's steps read from the base (reads_from_base), for the check's read.
+  std::function<BaseImage(const std::string& base, const Platform& platform, const RootfsView::KeepContent& keep)>
+      resolve_base;
 };
 
 // The base step: the plan's name, tags and annotations, the base image, and the config with the

@@ -75,7 +75,7 @@ python::Interpreter find_interpreter(const StepContext& context, const std::vect
       // A record from another version of rockpack: read the image again.
     }
   }
-  RootfsView view = context.rootfs([](std::string_view p) { return python::interpreter_file_of_interest(p); });
+  RootfsView view = context.rootfs(python::interpreter_file_of_interest);
   view.add_entries(extra_entries);
   python::Interpreter interpreter = python::read_interpreter(view, path, context.platform());
   store.put_record("python-interpreter", cache_key, interpreter.to_json());
@@ -369,8 +369,11 @@ struct DownloadedWheel {
   DownloadResult file;
 };
 
+// `on_verified` is called for each wheel as soon as it is downloaded and passed these checks (on a
+// download thread, while others may still be downloading).
 std::vector<DownloadedWheel> download_verified(const StepContext& context, python::PackageFinder& finder,
-                                               std::vector<python::WheelArtifact> artifacts, bool locked) {
+                                               std::vector<python::WheelArtifact> artifacts, bool locked,
+                                               const std::function<void(size_t, const DownloadedWheel&)>& on_verified) {
   std::vector<DownloadedWheel> out;
   std::vector<DownloadJob> jobs;
   for (auto& a : artifacts) {
@@ -380,29 +383,42 @@ std::vector<DownloadedWheel> download_verified(const StepContext& context, pytho
                     a.name + " " + a.version.to_string() + " (" + a.filename + (locked ? ", locked in " + context.lock.path : "") + ")"});
     out.push_back({std::move(a), {}});
   }
+  auto check_arrived = [&](size_t i, const DownloadResult& file) {
+    const uint64_t locked_size = out[i].artifact.size.value_or(0);
+    if (locked && locked_size && file.size != locked_size)
+      throw Error(jobs[i].what + " has " + std::to_string(file.size) + " bytes, but the lock says " +
+                      std::to_string(locked_size),
+                  "the file is not the one that was locked; nothing from it was installed");
+    const auto& accepted = out[i].artifact.accepted_sha256;
+    std::string got = digest_hex(file.digest);
+    if (!accepted.empty() && std::find(accepted.begin(), accepted.end(), got) == accepted.end())
+      throw Error(jobs[i].what + " has sha256 " + got + ", which matches none of its pins (--hash or the recipe's sha256:)",
+                  "the file on the index is not the one that was pinned; nothing from it was installed");
+    out[i].file = file;
+    if (on_verified) on_verified(i, out[i]);
+  };
+  // What fails after a file arrived (its pins, on_verified) is no download error: it is carried out
+  // of download_all as it is, without the hint for a locked file that vanished from its index.
+  struct AfterDownload {
+    std::exception_ptr error;
+  };
   DownloadStats stats;
-  std::vector<DownloadResult> files;
   try {
-    files = download_all(*context.store, jobs, context.downloads, &stats);
+    download_all(*context.store, jobs, context.downloads, &stats, [&](size_t i, const DownloadResult& file) {
+      try {
+        check_arrived(i, file);
+      } catch (...) {
+        throw AfterDownload{std::current_exception()};
+      }
+    });
+  } catch (const AfterDownload& after) {
+    std::rethrow_exception(after.error);
   } catch (const Error& e) {
     if (!locked) throw;
     // TheRock prunes old nightlies: a locked file can vanish from its index.
     throw Error(e.what(), "the lock pins this exact file; if its index no longer has it, run `rockpack lock RECIPE "
                           "--update NAME` to lock a newer one, or build with --store-only from a store that still "
                           "holds it (" + e.hint() + ")");
-  }
-  for (size_t i = 0; i < files.size(); ++i) {
-    const uint64_t locked_size = out[i].artifact.size.value_or(0);
-    if (locked && locked_size && files[i].size != locked_size)
-      throw Error(jobs[i].what + " has " + std::to_string(files[i].size) + " bytes, but the lock says " +
-                      std::to_string(locked_size),
-                  "the file is not the one that was locked; nothing from it was installed");
-    const auto& accepted = out[i].artifact.accepted_sha256;
-    std::string got = digest_hex(files[i].digest);
-    if (!accepted.empty() && std::find(accepted.begin(), accepted.end(), got) == accepted.end())
-      throw Error(jobs[i].what + " has sha256 " + got + ", which matches none of its pins (--hash or the recipe's sha256:)",
-                       "the file on the index is not the one that was pinned; nothing from it was installed");
-    out[i].file = files[i];
   }
   spdlog::info("python: {} wheel{} downloaded ({:.1f} MB), {} already in the store", stats.files_fetched,
                stats.files_fetched == 1 ? "" : "s", stats.bytes_fetched / 1e6, stats.files_cached);
@@ -429,35 +445,45 @@ void check_known_record_mismatch(ContentStore& store, const std::string& wheel_d
   options.record_mismatch_reported = true;
 }
 
-// 6. Install plans: each wheel's members become entries streaming from the stored wheel; then the
-// hook, and the check that no two wheels write one file.
-std::vector<python::InstalledWheel> install_all(const StepContext& context, const std::vector<python::ResolvedPackage>& resolved,
-                                                const std::vector<DownloadedWheel>& wheels,
-                                                const InstallTarget& target, const PythonAdditions& additions) {
+// 6. Install plans: each wheel's members become entries streaming from the stored wheel
+// (install_one, as soon as its file is there); then the hook, and the check that no two wheels
+// write one file (finish_install).
+python::InstalledWheel install_one(const StepContext& context, const python::ResolvedPackage& resolved,
+                                   const DownloadedWheel& wheel, const InstallTarget& target,
+                                   const PythonAdditions& additions) {
   ContentStore& store = *context.store;
-  const python::InstallScheme& scheme = target.scheme;
-  std::vector<python::InstalledWheel> installed(resolved.size());
-  std::vector<std::function<void()>> work;
-  for (size_t i = 0; i < resolved.size(); ++i) {
-    work.push_back([&, i] {
-      python::InstallOptions o;
-      o.filename = wheels[i].artifact.filename;
-      o.requested = resolved[i].requested;
-      o.wheel_digest = wheels[i].file.digest;
-      o.protected_paths = target.protected_paths;
-      check_known_record_mismatch(store, wheels[i].file.digest, context.strict, o);
-      installed[i] = wheels[i].artifact.native_sdist
-                         ? additions.native_sdist->install(store.blob_path(wheels[i].file.digest), scheme, o)
-                         : python::install_wheel(store.blob_path(wheels[i].file.digest), scheme, o);
-    });
-  }
-  run_parallel(work, 4);
-  if (additions.after_install) additions.after_install(installed, scheme);
+  python::InstallOptions o;
+  o.filename = wheel.artifact.filename;
+  o.requested = resolved.requested;
+  o.wheel_digest = wheel.file.digest;
+  o.protected_paths = target.protected_paths;
+  check_known_record_mismatch(store, wheel.file.digest, context.strict, o);
+  python::InstalledWheel installed = wheel.artifact.native_sdist
+                                         ? additions.native_sdist->install(store.blob_path(wheel.file.digest), target.scheme, o)
+                                         : python::install_wheel(store.blob_path(wheel.file.digest), target.scheme, o);
+  if (additions.on_installed) additions.on_installed(installed, target.scheme);
+  return installed;
+}
+
+void finish_install(std::vector<python::InstalledWheel>& installed, const InstallTarget& target,
+                    const PythonAdditions& additions) {
+  if (additions.after_install) additions.after_install(installed, target.scheme);
   for (const auto& w : installed)
     for (const auto& warning : w.warnings) spdlog::warn("{}: {}", w.filename, warning);
   // Two wheels writing one file is an error even when they land in different layers: the image
   // would depend on layer order.
   python::check_wheels_fit_together(installed);
+}
+
+std::vector<python::InstalledWheel> install_all(const StepContext& context, const std::vector<python::ResolvedPackage>& resolved,
+                                                const std::vector<DownloadedWheel>& wheels,
+                                                const InstallTarget& target, const PythonAdditions& additions) {
+  std::vector<python::InstalledWheel> installed(resolved.size());
+  std::vector<std::function<void()>> work;
+  for (size_t i = 0; i < resolved.size(); ++i)
+    work.push_back([&, i] { installed[i] = install_one(context, resolved[i], wheels[i], target, additions); });
+  run_parallel(work, 4);
+  finish_install(installed, target, additions);
   return installed;
 }
 
@@ -654,8 +680,13 @@ PythonStepResult plan_python(const StepContext& context, const recipe::PythonSec
   std::vector<DownloadedWheel> wheels;
   std::vector<python::InstalledWheel> installed;
   if (context.mode == StepMode::kBuild) {
-    wheels = download_verified(context, *finder, std::move(artifacts), strict_lock);
-    installed = install_all(context, resolved, wheels, target, additions);
+    // Each wheel is installed as soon as it is there, while the larger ones still download.
+    installed.resize(resolved.size());
+    wheels = download_verified(context, *finder, std::move(artifacts), strict_lock,
+                               [&](size_t i, const DownloadedWheel& wheel) {
+                                 installed[i] = install_one(context, resolved[i], wheel, target, additions);
+                               });
+    finish_install(installed, target, additions);
   } else {
     for (auto& a : artifacts) wheels.push_back({std::move(a), {}});
     // Every file in the store already (an earlier build): plan the layers' contents too, so that
@@ -686,6 +717,8 @@ StepOutput python_step_output(PythonStepResult result) {
   }
   return out;
 }
+
+bool PythonStep::reads_from_base(std::string_view path) const { return python::interpreter_file_of_interest(path); }
 
 StepOutput PythonStep::plan(const StepContext& context) const {
   return python_step_output(plan_python(context, *context.recipe.python));

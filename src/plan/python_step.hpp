@@ -43,6 +43,9 @@ struct PythonAdditions {
   // installed wheels before they become layers (expanding a devel tarball). Both may be empty.
   std::shared_ptr<python::NativeSdist> native_sdist;
   std::function<void(std::vector<python::InstalledWheel>& wheels, const python::InstallScheme& scheme)> after_install;
+  // Called for each wheel as soon as it is installed, on a download thread while other wheels may
+  // still be downloading (so it must be thread-safe): work that needs only that wheel starts early.
+  std::function<void(const python::InstalledWheel& wheel, const python::InstallScheme& scheme)> on_installed;
 };
 
 // One resolved package: its component (name, version, url, sha256, size, index, layer) and how the
@@ -91,6 +94,8 @@ class PythonStep final : public Step {
   std::string name() const override { return "python"; }
   bool applies(const recipe::Recipe& recipe) const override { return recipe.python && !recipe.rocm; }
   StepOutput plan(const StepContext& context) const override;
+  // The interpreter's files (python::interpreter_file_of_interest).
+  bool reads_from_base(std::string_view path) const override;
   bool locks() const override { return true; }
 };
 

@@ -15,6 +15,7 @@
 #include "plan/python_step.hpp"
 #include "net/url.hpp"
 #include "python/index_client.hpp"
+#include "python/interpreter.hpp"
 #include "python/native_sdist.hpp"
 #include "python/pep508.hpp"
 #include "therock/channels.hpp"
@@ -30,6 +31,8 @@
 namespace rp {
 
 namespace {
+
+constexpr std::string_view kBashrc = "etc/bash.bashrc";
 
 const char* kRocmLayer = "rocm";
 const char* kTorchLayer = "torch";
@@ -126,7 +129,7 @@ std::string with_device_extras(const std::string& text, const std::vector<std::s
 // The image's /etc/bash.bashrc (base layers and earlier steps), empty when it has none. Cached by
 // the base layers' digests: reading it means decompressing the base.
 std::string read_bashrc(const StepContext& context) {
-  const std::string path = "etc/bash.bashrc";
+  const std::string path(kBashrc);
   ContentStore& store = *context.store;
   Sha256 key;
   key.update("bashrc-v1\n");
@@ -139,7 +142,7 @@ std::string read_bashrc(const StepContext& context) {
     if (auto cached = store.get_record("image-bashrc", cache_key); cached && cached->contains("text"))
       return (*cached)["text"].get<std::string>();
   }
-  RootfsView view = context.rootfs([&](std::string_view p) { return p == path; });
+  RootfsView view = context.rootfs([](std::string_view p) { return p == kBashrc; });
   std::string text = view.read(path, 1 << 20).value_or("");
   if (!planned) store.put_record("image-bashrc", cache_key, {{"text", text}});
   return text;
@@ -183,6 +186,10 @@ nlohmann::json RocmRecord::to_json() const {
   return {{"version", version},       {"layout", layout},       {"targets", targets},
           {"families", families},     {"indexes", indexes},     {"components", components},
           {"expand_devel", expand_devel}, {"root", root}};
+}
+
+bool RocmStep::reads_from_base(std::string_view path) const {
+  return path == kBashrc || python::interpreter_file_of_interest(path);
 }
 
 StepOutput RocmStep::plan(const StepContext& context) const {
@@ -254,9 +261,12 @@ StepOutput RocmStep::plan(const StepContext& context) const {
       StoreArchiveOpener archives(store);
       expansion = therock::expand_devel(archives, wheels, scheme.purelib.substr(1));
     };
+    additions.on_installed = [&store](const python::InstalledWheel& wheel, const python::InstallScheme& scheme) {
+      therock::prepare_devel(StoreArchiveOpener(store), wheel, scheme.purelib.substr(1));
+    };
   }
-  // The image's bash.bashrc, read meanwhile: on a cold store that decompresses the base (half a
-  // second for a python base) while the python step waits on its index and downloads.
+  // The image's bash.bashrc, read meanwhile: it waits for the base's check, whose read of the base
+  // it shares with the python step's interpreter (StepContext::rootfs).
   std::future<std::string> bashrc = std::async(std::launch::async, [&context] { return read_bashrc(context); });
   PythonStepResult python = plan_python(context, *recipe.python, additions);
   const bool devel = std::find(rocm.components.begin(), rocm.components.end(), "devel") != rocm.components.end();

@@ -33,6 +33,8 @@ class RocmStep final : public Step {
   std::string name() const override { return "rocm"; }
   bool applies(const recipe::Recipe& recipe) const override { return recipe.rocm.has_value(); }
   StepOutput plan(const StepContext& context) const override;
+  // The interpreter's files (the python step it runs) and /etc/bash.bashrc.
+  bool reads_from_base(std::string_view path) const override;
   bool locks() const override { return true; }
 };
 

@@ -13,7 +13,12 @@ const char* kDefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/s
 
 RootfsView StepContext::rootfs(const RootfsView::KeepContent& keep) const {
   RootfsView view;
-  for (const auto& l : plan.base.layers) view.add_layer(*store, l.blob, keep);
+  // The check's read kept what every step's reads_from_base asks for (make_plan).
+  if (std::shared_ptr<const BaseLayerReads> read = plan.base_reads()) {
+    for (const auto& layer : *read) view.apply_layer(*layer);
+  } else {
+    for (const auto& l : plan.base.layers) view.add_layer(*store, l.blob, keep);
+  }
   for (const auto& l : plan.layers) view.add_entries(l.entries);
   return view;
 }

@@ -80,8 +80,11 @@ struct StepContext {
   const Platform& platform() const { return recipe.platform; }
   // The running step's lock entry, or null (no lock, or nothing locked for the step).
   const StepLock* locked() const { return lock.step(step); }
-  // The image's file system so far: the base's layers (only the contents `keep` asks for are held
-  // in memory) then every entry of the earlier steps' layers.
+  // The image's file system so far: the base's layers then every entry of the earlier steps'
+  // layers, with the contents `keep` asks for held in memory (and maybe others). Waits for the
+  // base's check and uses its read of the base when it made one (BuildPlan::base_reads): that read
+  // kept what the steps' Step::reads_from_base ask for, so `keep` must ask for no more than the
+  // running step's reads_from_base.
   RootfsView rootfs(const RootfsView::KeepContent& keep) const;
   // The image's Env so far ("NAME=value" strings).
   std::vector<std::string> image_env() const;
@@ -95,6 +98,10 @@ class Step {
   // Whether the recipe has anything for this step (its section is present).
   virtual bool applies(const recipe::Recipe& recipe) const = 0;
   virtual StepOutput plan(const StepContext& context) const = 0;
+  // The files (paths relative to the root) whose contents the step reads from the image below it
+  // through StepContext::rootfs. The base's check keeps them when it reads the base, so the check
+  // and every step share one read of it instead of decompressing it once each.
+  virtual bool reads_from_base(std::string_view /*path*/) const { return false; }
   // Whether the step resolves inputs a lock file pins (its lock_inputs, pins, components): a locked
   // build refuses a lock that has no entry for such a step, or one for a step the recipe lacks.
   virtual bool locks() const { return false; }

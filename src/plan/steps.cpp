@@ -48,6 +48,17 @@ void check_lock(const recipe::Recipe& recipe, const StepRunOptions& options) {
   check_lock_fits_recipe(options.lock, recipe, locking);
 }
 
+RootfsView::KeepContent files_steps_read_from_base(const recipe::Recipe& recipe) {
+  std::vector<const Step*> reading;
+  for (const auto& step : build_steps())
+    if (step->applies(recipe)) reading.push_back(step.get());
+  return [reading](std::string_view path) {
+    for (const Step* step : reading)
+      if (step->reads_from_base(path)) return true;
+    return false;
+  };
+}
+
 void run_steps(BuildPlan& plan, const recipe::Recipe& recipe, const StepRunOptions& options) {
   check_lock(recipe, options);
   check_locked_base(options.lock, plan);
@@ -61,7 +72,7 @@ void run_steps(BuildPlan& plan, const recipe::Recipe& recipe, const StepRunOptio
           {step->name(), std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()});
     apply_step_output(plan, recipe, step->name(), std::move(output));
   }
-  plan.wait_base_verified();
+  plan.drop_base_reads();
 }
 
 }  // namespace rp

@@ -41,6 +41,9 @@ struct StepRunOptions {
 // InputError saying what differs. No-op otherwise.
 void check_lock(const recipe::Recipe& recipe, const StepRunOptions& options);
 
+// What the steps that apply to `recipe` read from the base (Step::reads_from_base, any of them).
+RootfsView::KeepContent files_steps_read_from_base(const recipe::Recipe& recipe);
+
 // Runs every step that applies, in order, each on the plan as the earlier ones left it. With a strict
 // lock, first checks that the lock fits the recipe (check_lock) and the base's digest.
 void run_steps(BuildPlan& plan, const recipe::Recipe& recipe, const StepRunOptions& options);

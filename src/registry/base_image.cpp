@@ -18,7 +18,8 @@ namespace rp::registry {
 
 bool is_scratch(const std::string& base) { return base.empty() || base == "scratch"; }
 
-BaseImage resolve_base(const std::string& base, const Platform& platform, ContentStore& store, Session& session) {
+BaseImage resolve_base(const std::string& base, const Platform& platform, ContentStore& store, Session& session,
+                       const RootfsView::KeepContent& keep) {
   BaseImage out;
   if (ImageLocation::is_local(base)) {
     ImageLocation where = ImageLocation::parse(base);
@@ -40,12 +41,13 @@ BaseImage resolve_base(const std::string& base, const Platform& platform, Conten
     out.digest = pulled.manifest_digest;
   }
   // On a thread of its own: on a cold store this is half a second per 64 MB layer, which planning
-  // (index pages, downloads) can use. The plan waits for it before its base is used (BuildPlan).
-  out.verified = std::async(std::launch::async, [image = out.image, name = out.name, &store] {
-                   // Behind the steps' own reads of the base (the interpreter's files), which
-                   // planning waits for: Linux gives each thread its own nice value.
-                   ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 10);
-                   verify_base_layers(image, store, name);
+  // (index pages, downloads) can use. The plan waits for it before its base is used (BuildPlan), and
+  // a step that looks into the base waits for its read (StepContext::rootfs).
+  out.verified = std::async(std::launch::async, [image = out.image, name = out.name, &store, keep] {
+                   // With no step looking, nothing waits for it but the end of planning: it runs
+                   // behind planning's own work (Linux gives each thread its own nice value).
+                   if (!keep) ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 10);
+                   return verify_base_layers(image, store, name, keep);
                  }).share();
   size_t n = out.image.layers.size();
   spdlog::info("base {}{} ({} layer{})", out.name, out.digest.empty() ? "" : "@" + out.digest, n, n == 1 ? "" : "s");

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "image/base_image.hpp"
+#include "image/rootfs_view.hpp"
 #include "util/platform.hpp"
 #include "registry/transport.hpp"
 #include "store/content_store.hpp"
@@ -14,6 +15,9 @@ namespace rp::registry {
 // True for the bases that are no image at all ("scratch").
 bool is_scratch(const std::string& base);
 
-BaseImage resolve_base(const std::string& base, const Platform& platform, ContentStore& store, Session& session);
+// Starts the base's check (BaseImage::verified) on a thread of its own; `keep` names the files the
+// recipe's steps will look at, so that the check's read of each layer serves them too.
+BaseImage resolve_base(const std::string& base, const Platform& platform, ContentStore& store, Session& session,
+                       const RootfsView::KeepContent& keep = {});
 
 }  // namespace rp::registry

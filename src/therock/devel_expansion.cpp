@@ -327,6 +327,32 @@ struct Expander {
 
 }  // namespace
 
+namespace {
+
+// rocm-sdk-devel's tarball entry among `entries`, or entries.end().
+std::vector<Entry>::const_iterator find_devel_tarball(const std::vector<Entry>& entries, const std::string& site) {
+  for (const char* name : {"_devel.tar", "_devel.tar.xz"}) {
+    std::string path = site + "/rocm_sdk_devel/" + name;
+    auto it = std::find_if(entries.begin(), entries.end(),
+                           [&](const Entry& e) { return e.path == path && e.type == EntryType::kFile && e.content; });
+    if (it != entries.end()) return it;
+  }
+  return entries.end();
+}
+
+std::string tarball_name(const InstalledWheel& wheel, const std::string& site, const std::string& tarball_path) {
+  return wheel.filename + ":" + tarball_path.substr(site.size() + 1);
+}
+
+}  // namespace
+
+void prepare_devel(const ArchiveOpener& archives, const InstalledWheel& wheel, const std::string& site_packages) {
+  if (wheel.normalized_name != "rocm-sdk-devel") return;
+  std::string site = normalize_image_path(site_packages, "site-packages");
+  auto it = find_devel_tarball(wheel.entries, site);
+  if (it != wheel.entries.end()) archives.open(*it->content, tarball_name(wheel, site, it->path));
+}
+
 DevelExpansion expand_devel(const ArchiveOpener& archives, std::vector<InstalledWheel>& wheels, const std::string& site_packages) {
   std::string site = normalize_image_path(site_packages, "site-packages");
   auto devel_it = std::find_if(wheels.begin(), wheels.end(),
@@ -338,18 +364,12 @@ DevelExpansion expand_devel(const ArchiveOpener& archives, std::vector<Installed
   std::shared_ptr<const ContentSource> tarball;
   std::string tarball_path;
   auto& entries = wheels[devel].entries;
-  for (const char* name : {"_devel.tar", "_devel.tar.xz"}) {
-    std::string path = site + "/rocm_sdk_devel/" + name;
-    auto it = std::find_if(entries.begin(), entries.end(),
-                           [&](const Entry& e) { return e.path == path && e.type == EntryType::kFile && e.content; });
-    if (it == entries.end()) continue;
-    tarball = it->content;
-    tarball_path = path;
-    entries.erase(it);
-    break;
-  }
-  if (!tarball) return {};
-  std::string what = wheels[devel].filename + ":" + tarball_path.substr(site.size() + 1);
+  auto it = find_devel_tarball(entries, site);
+  if (it == entries.end()) return {};
+  tarball = it->content;
+  tarball_path = it->path;
+  entries.erase(it);
+  std::string what = tarball_name(wheels[devel], site, tarball_path);
   std::unique_ptr<MemberArchive> tar = archives.open(*tarball, what);
 
   // Room for the tree up front: 20,000 entries moved at each growth of the vector add up.

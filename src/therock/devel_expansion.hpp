@@ -42,4 +42,9 @@ struct DevelExpansion {
 DevelExpansion expand_devel(const ArchiveOpener& archives, std::vector<python::InstalledWheel>& wheels,
                             const std::string& site_packages);
 
+// Opens rocm-sdk-devel's tarball through `archives` as expand_devel will, when `wheel` is that wheel
+// (else nothing): called as soon as the wheel is there, so that the copy the plan's opener keeps is
+// made while the larger wheels still download, and expand_devel finds it made.
+void prepare_devel(const ArchiveOpener& archives, const python::InstalledWheel& wheel, const std::string& site_packages);
+
 }  // namespace rp::therock

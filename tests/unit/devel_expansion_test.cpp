@@ -350,6 +350,24 @@ TEST_CASE("therock/devel_expansion: hand-made tarballs") {
     CHECK(read_content(*find_entry(warm, "_rocm_sdk_devel/h")) == "header");
   }
 
+  SUBCASE("prepare_devel copies the tarball as soon as its wheel is there; expand_devel then reads nothing") {
+    std::string tar = make_tar({{"_rocm_sdk_devel/include/x.h", 'f', "header"}, {"_rocm_sdk_devel/y.h", 's', "include/x.h"}});
+    auto tarball = std::make_shared<CountingContent>(tar);
+    std::vector<InstalledWheel> wheels = {
+        hand_wheel("rocm-sdk-devel", {{"rocm_sdk_devel/__init__.py", text("")}, {"rocm_sdk_devel/_devel.tar", tarball}}),
+        hand_wheel("rocm-sdk-libraries-gfx94x-dcgpu", {{libs, text("blas")}})};
+    rp::therock::prepare_devel(rp::StoreArchiveOpener(store), wheels[1], kSite);  // not the devel wheel: nothing
+    CHECK(tarball->reads == 0);
+    rp::therock::prepare_devel(rp::StoreArchiveOpener(store), wheels[0], kSite);
+    CHECK(tarball->reads == 1);
+    CHECK(find_entry(wheels, "rocm_sdk_devel/_devel.tar") != nullptr);  // the wheel is left as it is
+    auto result = rp::therock::expand_devel(rp::StoreArchiveOpener(store), wheels, kSite);
+    CHECK(tarball->reads == 1);
+    CHECK(result.expanded);
+    CHECK(result.hardlinks == 1);
+    CHECK(read_content(*find_entry(wheels, "_rocm_sdk_devel/include/x.h")) == "header");
+  }
+
   SUBCASE("an xz-compressed tarball is decompressed into the store once") {
     std::string tar = make_tar({{"_rocm_sdk_devel/include/x.h", 'f', "header"}, {"_rocm_sdk_devel/y.h", 's', "include/x.h"}}, true);
     REQUIRE(tar.substr(0, 5) == "\xFD" "7zXZ");  // really compressed

@@ -455,6 +455,51 @@ TEST_CASE("defect 5: base layers are checked against their size, digest and diff
   CHECK_THROWS_AS(verify_base_layers(img, store, "base"), Error);
 }
 
+TEST_CASE("the base check is also the steps' read of the base: kept contents, the same refusals") {
+  TempDir dir;
+  ContentStore store(dir.path / "store");
+  std::string plain = make_tar({{"etc/passwd", "root:x:0:0::/root:/bin/sh\n", ""}, {"etc/other", "not kept", ""}});
+  std::string gz = gzip(plain);
+  Descriptor layer{media::kOciLayerGzip, store.put(gz), static_cast<int64_t>(gz.size()), {}, std::nullopt};
+  auto keep = [](std::string_view p) { return p == "etc/passwd"; };
+
+  Image img;
+  img.config = {{"rootfs", {{"type", "layers"}, {"diff_ids", {sha256_digest(plain)}}}}};
+  ImageLayer l;
+  l.blob = layer;
+  img.layers.push_back(l);
+  std::shared_ptr<const BaseLayerReads> reads = verify_base_layers(img, store, "base", keep);
+  REQUIRE(reads);
+  REQUIRE(reads->size() == 1);
+  RootfsView view;
+  view.apply_layer(*reads->front());
+  CHECK(view.read("/etc/passwd") == std::optional<std::string>("root:x:0:0::/root:/bin/sh\n"));
+  CHECK(view.lstat("/etc/other").has_value());
+  CHECK_FALSE(view.read("/etc/other").has_value());  // not asked for: metadata only
+
+  // Checked once: the store's record answers the next time, and the steps read the base themselves.
+  CHECK(verify_base_layers(img, store, "base", keep) == nullptr);
+
+  // The read refuses what the check refuses, with the check's words.
+  ContentStore fresh(dir.path / "fresh");
+  fresh.put(gz);
+  try {
+    verify_base_layer(fresh, layer, sha256_digest("other"), "base", keep);
+    FAIL("a wrong diff_id was accepted");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("base: ") == 0);
+    CHECK(std::string(e.what()).find("diff_id") != std::string::npos);
+  }
+  std::string evil = gzip(make_tar({{"etc/ok", "fine", ""}, {"../../etc/evil", "x", ""}}));
+  Descriptor evil_layer{media::kOciLayerGzip, fresh.put(evil), static_cast<int64_t>(evil.size()), {}, std::nullopt};
+  try {
+    verify_base_layer(fresh, evil_layer, "", "base", keep);
+    FAIL("a traversal member was accepted");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).find("climbs out of the image root: '../../etc/evil'") != std::string::npos);
+  }
+}
+
 TEST_CASE("defect 10: a corrupt cached layer blob is rebuilt instead of failing the build") {
   TempDir dir;
   std::vector<Entry> entries = {test::file_entry("etc/a", std::string(100000, 'a')), test::file_entry("etc/b", "b")};

@@ -291,12 +291,40 @@ TEST_CASE("plan/steps: a locked python step installs the locked files and refuse
   }
 }
 
+TEST_CASE("plan/steps: the steps look into the base through the base check's one read of it") {
+  Fixture f;
+  recipe::Recipe r = f.load(kPython);
+  BaseImage base = fake_base(f.store);
+  const Descriptor& layer = base.image.layers[0].blob;
+  // What the check hands over on a cold store: every layer read, with what the steps read kept.
+  RootfsView::KeepContent wanted = files_steps_read_from_base(r);
+  CHECK(wanted("usr/lib/python3.11/_sysconfigdata__x86_64-linux-gnu.py"));
+  CHECK_FALSE(wanted("usr/lib/python3.11/os.py"));
+  auto read = RootfsView::read_layer(f.store, layer, wanted);
+  std::promise<std::shared_ptr<const BaseLayerReads>> check;
+  check.set_value(std::make_shared<const BaseLayerReads>(BaseLayerReads{read}));
+  base.verified = check.get_future().share();
+  // The layer leaves the store: a step that decompressed the base again would fail.
+  fs::remove(f.store.blob_path(layer.digest));
+  PlanOptions options;
+  options.base = base;
+  BuildPlan p = make_plan(r, options);
+  StepRunOptions steps;
+  steps.store = &f.store;
+  run_steps(p, r, steps);
+  nlohmann::json resolved = resolution_json(p);
+  CHECK(resolved["python"]["interpreter"]["version"] == "3.11.0");  // from the kept sysconfig data
+  // Done with it: the read is let go, the check's outcome stays.
+  CHECK(p.base_verified.valid());
+  CHECK(p.base_reads() == nullptr);
+}
+
 TEST_CASE("run_steps waits for the base check and rethrows its error") {
   Fixture f;
   recipe::Recipe r = f.load("base: fake:base\nenv:\n  A: b\n");
   PlanOptions options;
   BaseImage base = fake_base(f.store);
-  std::promise<void> check;
+  std::promise<std::shared_ptr<const BaseLayerReads>> check;
   base.verified = check.get_future().share();
   options.base = base;
   BuildPlan p = make_plan(r, options);
@@ -306,11 +334,11 @@ TEST_CASE("run_steps waits for the base check and rethrows its error") {
   CHECK_THROWS_WITH_AS(run_steps(p, r, steps), doctest::Contains("hashes to sha256:11"), Error);
 
   // A check that passed lets the plan through.
-  std::promise<void> passed;
+  std::promise<std::shared_ptr<const BaseLayerReads>> passed;
   base.verified = passed.get_future().share();
   options.base = base;
   BuildPlan q = make_plan(r, options);
-  passed.set_value();
+  passed.set_value(nullptr);
   run_steps(q, r, steps);
   CHECK(q.base_verified.valid());
 }

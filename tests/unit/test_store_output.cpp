@@ -3,6 +3,7 @@
 #include <fstream>
 #include <thread>
 
+#include "fetch/downloader.hpp"
 #include "image/media_types.hpp"
 #include "output/oci_layout.hpp"
 #include "output/output_spec.hpp"
@@ -98,4 +99,33 @@ TEST_CASE("image locations parse like skopeo's transports") {
   CHECK(ImageLocation::parse("docker-archive:img.tar:name").tag == "latest");
   CHECK_THROWS_AS(ImageLocation::parse("docker://x"), InputError);
   CHECK_THROWS_AS(ImageLocation::parse("oci:"), InputError);
+}
+
+TEST_CASE("download_all: each file is handed on as soon as it is in the store, and what that throws fails the call") {
+  TempDir dir;
+  ContentStore store(dir.path / "store");
+  std::vector<DownloadJob> jobs;
+  for (const char* name : {"a.whl", "b.whl", "c.whl"}) {
+    std::string bytes = std::string("bytes of ") + name;
+    auto file = dir.write(std::string("files/") + name, bytes);
+    jobs.push_back({"file://" + file.string(), digest_hex(sha256_digest(bytes)), {}, name});
+  }
+  std::mutex mu;
+  std::vector<size_t> ready;
+  DownloadOptions options;
+  auto results = download_all(store, jobs, options, nullptr, [&](size_t i, const DownloadResult& r) {
+    CHECK(store.contains(r.digest));  // there, and verified, when handed on
+    std::lock_guard lock(mu);
+    ready.push_back(i);
+  });
+  std::sort(ready.begin(), ready.end());
+  CHECK(ready == std::vector<size_t>{0, 1, 2});
+  CHECK(results[1].digest == sha256_digest("bytes of b.whl"));
+
+  // Cached files are handed on too; an error from the hand-on is the call's error.
+  CHECK_THROWS_WITH_AS(download_all(store, jobs, options, nullptr,
+                                    [](size_t i, const DownloadResult&) {
+                                      if (i == 2) throw InputError("the third wheel is no good");
+                                    }),
+                       "the third wheel is no good", InputError);
 }
