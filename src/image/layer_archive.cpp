@@ -8,6 +8,7 @@
 
 #include "image/media_types.hpp"
 #include "util/archive_fd_reader.hpp"
+#include "util/background_hashing_sink.hpp"
 #include "util/digest.hpp"
 #include "util/gzip_fd_reader.hpp"
 #include "util/error.hpp"
@@ -15,13 +16,31 @@
 namespace rp {
 
 // Feeds libarchive from the blob while hashing it: a gzip blob decompressed here (GzipFdReader:
-// libdeflate, both digests), the others as they are (libarchive decompresses zstd).
+// libdeflate), the others as they are (libarchive decompresses zstd). When the diff_id is checked,
+// the decompressed bytes are hashed on a thread of their own: a step that looks into the base
+// waits for this read (the base check), and the hash would otherwise add a fifth to it.
 struct LayerArchive::Reader {
   Sha256 sha;
-  Sha256 uncompressed_sha;
+  std::unique_ptr<BackgroundHashingSink> uncompressed;  // only while a diff_id is checked
   ArchiveFdReader fd_reader;
   std::unique_ptr<GzipFdReader> gzip;
   Reader() { fd_reader.sha = &sha; }
+
+  // GzipFdReader::read with the hash of what it inflates.
+  int64_t next_plain(const void** out) {
+    int64_t n = gzip->next(out);
+    if (n > 0 && uncompressed) uncompressed->write(*out, static_cast<size_t>(n));
+    return n;
+  }
+  static la_ssize_t read_plain(archive* a, void* self_ptr, const void** out) {
+    auto* self = static_cast<Reader*>(self_ptr);
+    int64_t n = self->next_plain(out);
+    if (n < 0) {
+      archive_set_error(a, EIO, "%s", self->gzip->error().c_str());
+      return -1;
+    }
+    return static_cast<la_ssize_t>(n);
+  }
   ~Reader() {
     if (fd_reader.fd >= 0) ::close(fd_reader.fd);
   }
@@ -83,9 +102,13 @@ void LayerArchive::open(const fs::path& file, const Descriptor& layer) {
     throw Error(where_ + " is an uncompressed tar, so its diff_id must be its digest, but the config says " + diff_id_,
                 "the image's config does not describe its layers: rebuild or re-pull it");
   }
-  if (is_gzip(layer)) reader_->gzip = std::make_unique<GzipFdReader>(reader_->fd_reader.fd, &reader_->sha, &reader_->uncompressed_sha);
-  else diff_id_.clear();
-  int opened = reader_->gzip ? archive_read_open(archive_, reader_->gzip.get(), nullptr, &GzipFdReader::read, nullptr)
+  if (is_gzip(layer)) {
+    reader_->gzip = std::make_unique<GzipFdReader>(reader_->fd_reader.fd, &reader_->sha, nullptr);
+    if (!diff_id_.empty()) reader_->uncompressed = std::make_unique<BackgroundHashingSink>();
+  } else {
+    diff_id_.clear();
+  }
+  int opened = reader_->gzip ? archive_read_open(archive_, reader_.get(), nullptr, &Reader::read_plain, nullptr)
                              : archive_read_open(archive_, &reader_->fd_reader, nullptr, &ArchiveFdReader::read, nullptr);
   if (opened != ARCHIVE_OK) {
     std::string message = "cannot read " + where_ + ": " + error();
@@ -109,11 +132,11 @@ void LayerArchive::verify_digest() {
     // compressed bytes behind it for the digest.
     const void* unused;
     int64_t n;
-    while ((n = reader_->gzip->next(&unused)) > 0) {
+    while ((n = reader_->next_plain(&unused)) > 0) {
     }
     if (n < 0) throw Error("cannot read " + where_ + ": " + reader_->gzip->error(), "the blob may be corrupt");
-    if (!diff_id_.empty()) {
-      std::string actual = reader_->uncompressed_sha.finish_digest();
+    if (reader_->uncompressed) {
+      std::string actual = reader_->uncompressed->finish_digest();
       if (actual != diff_id_)
         throw Error(where_ + "'s uncompressed content does not match its diff_id " + diff_id_ + " (read " + actual + ")",
                     "the image's config does not describe this layer: rebuild or re-pull the image");
