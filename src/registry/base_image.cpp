@@ -2,9 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <sys/resource.h>
-#include <unistd.h>
-
 #include <future>
 
 #include "output/base_layer_check.hpp"
@@ -44,9 +41,6 @@ BaseImage resolve_base(const std::string& base, const Platform& platform, Conten
   // (index pages, downloads) can use. The plan waits for it before its base is used (BuildPlan), and
   // a step that looks into the base waits for its read (StepContext::rootfs).
   out.verified = std::async(std::launch::async, [image = out.image, name = out.name, &store, keep] {
-                   // With no step looking, nothing waits for it but the end of planning: it runs
-                   // behind planning's own work (Linux gives each thread its own nice value).
-                   if (!keep) ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 10);
                    return verify_base_layers(image, store, name, keep);
                  }).share();
   size_t n = out.image.layers.size();
