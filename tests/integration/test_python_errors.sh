@@ -88,7 +88,7 @@ PY
 start_server() {  # NAME MODE [DIR]
   local name=$1
   python3 "$WORK/serve.py" "$2" "$WORK/$name.port" ${3:+"$3"} >"$WORK/$name.log" 2>&1 &
-  _PY_PIDS+=($!)
+  _RP_PIDS+=($!)  # killed by common.sh at exit
   for _ in $(seq 1 100); do [ -s "$WORK/$name.port" ] && return 0; sleep 0.1; done
   fail "server $name did not start: $(cat "$WORK/$name.log")"
 }
