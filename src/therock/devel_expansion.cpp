@@ -325,10 +325,6 @@ struct Expander {
   }
 };
 
-}  // namespace
-
-namespace {
-
 // rocm-sdk-devel's tarball entry among `entries`, or entries.end().
 std::vector<Entry>::const_iterator find_devel_tarball(const std::vector<Entry>& entries, const std::string& site) {
   for (const char* name : {"_devel.tar", "_devel.tar.xz"}) {
@@ -361,13 +357,11 @@ DevelExpansion expand_devel(const ArchiveOpener& archives, std::vector<Installed
   size_t devel = static_cast<size_t>(devel_it - wheels.begin());
 
   // Take the tarball out of the wheel: the image gets the tree instead.
-  std::shared_ptr<const ContentSource> tarball;
-  std::string tarball_path;
   auto& entries = wheels[devel].entries;
   auto it = find_devel_tarball(entries, site);
   if (it == entries.end()) return {};
-  tarball = it->content;
-  tarball_path = it->path;
+  std::shared_ptr<const ContentSource> tarball = it->content;
+  std::string tarball_path = it->path;
   entries.erase(it);
   std::string what = tarball_name(wheels[devel], site, tarball_path);
   std::unique_ptr<MemberArchive> tar = archives.open(*tarball, what);
