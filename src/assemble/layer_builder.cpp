@@ -18,6 +18,15 @@ class ProgressSink final : public ByteSink {
       : next_(next), progress_(progress), name_(name), out_counter_(out_counter) {}
   void write(const void* data, size_t size) override {
     next_.write(data, size);
+    count(size);
+  }
+  void write_shared(const std::shared_ptr<const std::string>& bytes) override {
+    next_.write_shared(bytes);
+    count(bytes->size());
+  }
+
+ private:
+  void count(size_t size) {
     count_ += size;
     if (progress_ && count_ - reported_ >= (8u << 20)) {
       reported_ = count_;
@@ -25,7 +34,6 @@ class ProgressSink final : public ByteSink {
     }
   }
 
- private:
   ByteSink& next_;
   BuildProgress* progress_;
   const std::string& name_;

@@ -70,7 +70,8 @@ void ReadAhead::work() {
     RenderedContent content;
     std::exception_ptr error;
     try {
-      ReservedStringSink bytes(content.bytes, entry.size());
+      std::string produced;
+      ReservedStringSink bytes(produced, entry.size());
       if (writer_.copies_deflate(entry)) {
         ReservedStringSink deflated(content.deflated, 0);
         entry.content->write_with_deflate(bytes, deflated);
@@ -78,6 +79,7 @@ void ReadAhead::work() {
       } else {
         entry.content->write_to(bytes);
       }
+      content.bytes = std::make_shared<const std::string>(std::move(produced));
     } catch (...) {
       error = std::current_exception();
     }

@@ -77,6 +77,11 @@ void TarWriter::emit(const void* data, size_t size) {
   written_ += size;
 }
 
+void TarWriter::emit_shared(const std::shared_ptr<const std::string>& bytes) {
+  out_.write_shared(bytes);
+  written_ += bytes->size();
+}
+
 void TarWriter::pad_to_block(uint64_t size) {
   static const char kZeros[kBlock] = {};
   size_t rem = size % kBlock;
@@ -119,6 +124,10 @@ void TarWriter::add(const Entry& entry, const RenderedContent* rendered) {
         w.emit(data, s);
         n += s;
       }
+      void write_shared(const std::shared_ptr<const std::string>& bytes) override {
+        w.emit_shared(bytes);
+        n += bytes->size();
+      }
     } counting(*this);
     bool copy = copies_deflate(entry);
     if (rendered && rendered->has_deflated != copy)
@@ -126,14 +135,14 @@ void TarWriter::add(const Entry& entry, const RenderedContent* rendered) {
     if (copy) {
       passthrough_->begin();
       if (rendered) {
-        counting.write(rendered->bytes.data(), rendered->bytes.size());
+        counting.write_shared(rendered->bytes);
         passthrough_->deflate_sink().write(rendered->deflated.data(), rendered->deflated.size());
       } else {
         entry.content->write_with_deflate(counting, passthrough_->deflate_sink());
       }
       passthrough_->end();
     } else if (rendered) {
-      counting.write(rendered->bytes.data(), rendered->bytes.size());
+      counting.write_shared(rendered->bytes);
     } else {
       entry.content->write_to(counting);
     }

@@ -16,7 +16,7 @@ namespace rp {
 // ContentSource writes: `bytes` as write_to gives them, and with `has_deflated` also the raw deflate
 // stream write_with_deflate gives, for a gzip layer to copy.
 struct RenderedContent {
-  std::string bytes;
+  std::shared_ptr<const std::string> bytes;  // shared: the diff_id's hasher may keep it past add()
   std::string deflated;
   bool has_deflated = false;
 };
@@ -42,6 +42,7 @@ class TarWriter {
 
  private:
   void emit(const void* data, size_t size);
+  void emit_shared(const std::shared_ptr<const std::string>& bytes);
   void pad_to_block(uint64_t size);
   void write_pax_header(const std::string& name, const std::string& records);
 

@@ -28,21 +28,38 @@ void BackgroundHashingSink::write(const void* data, size_t size) {
   }
 }
 
-void BackgroundHashingSink::submit_current() {
-  // The thread starts with the first full block: a small blob (a manifest, a record) is hashed
-  // where it is written, with no thread at all.
+void BackgroundHashingSink::write_shared(const std::shared_ptr<const std::string>& bytes) {
+  if (bytes->size() < kKeepSharedFrom) return write(bytes->data(), bytes->size());
+  if (next_) next_->write_shared(bytes);
+  count_ += bytes->size();
+  if (!current_.empty()) submit_current();  // the bytes before these are hashed first
+  submit(Piece{{}, bytes});
+}
+
+void BackgroundHashingSink::submit(Piece piece) {
+  // The thread starts with the first full block or kept buffer: a small blob (a manifest, a record)
+  // is hashed where it is written, with no thread at all.
   if (!hasher_.joinable()) hasher_ = std::thread([this] { hash_loop(); });
-  std::string next_block;
+  size_t size = piece.size();
   {
     std::unique_lock<std::mutex> lock(mutex_);
-    freed_.wait(lock, [this] { return queue_.size() < kMaxQueued; });
-    queue_.push_back(std::move(current_));
+    freed_.wait(lock, [&] { return queue_.empty() || queued_bytes_ + size <= kMaxQueuedBytes; });
+    queue_.push_back(std::move(piece));
+    queued_bytes_ += size;
+  }
+  queued_.notify_one();
+}
+
+void BackgroundHashingSink::submit_current() {
+  submit(Piece{std::move(current_), nullptr});
+  std::string next_block;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
     if (!spare_.empty()) {
       next_block = std::move(spare_.back());
       spare_.pop_back();
     }
   }
-  queued_.notify_one();
   next_block.clear();
   next_block.reserve(kBlockSize);
   current_ = std::move(next_block);
@@ -53,12 +70,18 @@ void BackgroundHashingSink::hash_loop() {
   for (;;) {
     queued_.wait(lock, [this] { return stop_ || !queue_.empty(); });
     if (queue_.empty()) return;  // stopped, and everything queued is hashed
-    std::string block = std::move(queue_.front());
+    Piece piece = std::move(queue_.front());
     queue_.pop_front();
     lock.unlock();
-    sha256_.update(block.data(), block.size());
+    size_t size = piece.size();
+    if (piece.shared)
+      sha256_.update(piece.shared->data(), size);
+    else
+      sha256_.update(piece.block.data(), size);
+    piece.shared.reset();  // the buffer may be the last reference: freed here, outside the lock
     lock.lock();
-    spare_.push_back(std::move(block));
+    queued_bytes_ -= size;
+    if (piece.block.capacity() >= kBlockSize) spare_.push_back(std::move(piece.block));
     freed_.notify_one();
   }
 }

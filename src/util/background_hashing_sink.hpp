@@ -2,12 +2,16 @@
 // A HashingSink whose SHA-256 runs on a thread of its own. A layer's diff_id is a SHA-256 of every
 // uncompressed byte (2.3 GB for ROCm's layer), and the thread that writes the tar stream is already
 // busy inflating wheel members and copying their deflate streams: hashing there would add about a
-// second per GB to the longest chain of the build while the other cores wait. Here the writer only
-// copies each block once more, and the hash of a block overlaps with producing the next ones. The
-// thread starts with the first full block (1 MiB): smaller streams are hashed in line.
+// second per GB to the longest chain of the build while the other cores wait. Here the writer copies
+// each block once more, and the hash of a block overlaps with producing the next ones. Bytes that
+// come in a shared buffer (write_shared: a whole inflated wheel member, read ahead) are not copied:
+// the hasher keeps the buffer until it has hashed it (that copy was 2.4% of a cold ROCm build's CPU
+// samples; docs/performance.md). The thread starts with the first full block (1 MiB) or large
+// shared buffer: smaller streams are hashed in line.
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -27,15 +31,28 @@ class BackgroundHashingSink final : public ByteSink {
   BackgroundHashingSink& operator=(const BackgroundHashingSink&) = delete;
 
   void write(const void* data, size_t size) override;
+  void write_shared(const std::shared_ptr<const std::string>& bytes) override;
   uint64_t count() const { return count_; }
   // Waits for every byte written so far to be hashed; returns "sha256:<hex>". Call once.
   std::string finish_digest();
 
  private:
   static constexpr size_t kBlockSize = 1 << 20;
-  static constexpr size_t kMaxQueued = 8;  // memory bound: at most this many blocks wait (8 MiB)
+  // Memory bound: at most this many bytes wait to be hashed (or one larger shared buffer alone).
+  static constexpr size_t kMaxQueuedBytes = 8u << 20;
+  // A shared buffer from this size is kept rather than copied: much smaller ones cost more to hand
+  // over than to copy.
+  static constexpr size_t kKeepSharedFrom = 256u << 10;
 
-  void submit_current();  // queues current_ (waits while the queue is full)
+  // One piece of the stream, hashed in order: a gathered block, or a kept shared buffer.
+  struct Piece {
+    std::string block;
+    std::shared_ptr<const std::string> shared;
+    size_t size() const { return shared ? shared->size() : block.size(); }
+  };
+
+  void submit(Piece piece);  // queues a piece (waits while the queue is full)
+  void submit_current();     // queues current_
   void hash_loop();
 
   ByteSink* next_;
@@ -43,9 +60,10 @@ class BackgroundHashingSink final : public ByteSink {
   std::string current_;  // the block being filled by write()
 
   std::mutex mutex_;
-  std::condition_variable queued_;  // a block was queued, or stop_ was set
-  std::condition_variable freed_;   // a block was hashed
-  std::deque<std::string> queue_;
+  std::condition_variable queued_;  // a piece was queued, or stop_ was set
+  std::condition_variable freed_;   // a piece was hashed
+  std::deque<Piece> queue_;
+  size_t queued_bytes_ = 0;
   std::vector<std::string> spare_;  // hashed blocks, reused so that no block is allocated twice
   bool stop_ = false;
   Sha256 sha256_;  // only the hasher thread touches it until it has been joined

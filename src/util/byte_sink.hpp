@@ -3,6 +3,7 @@
 // tar writer -> hashing tee -> compressor -> hashing tee -> file, one pass, no intermediate copy.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -13,6 +14,10 @@ class ByteSink {
   virtual ~ByteSink() = default;
   virtual void write(const void* data, size_t size) = 0;
   void write(std::string_view s) { write(s.data(), s.size()); }
+  // The same as write(*bytes), for bytes held in a shared buffer (a whole inflated wheel member): a
+  // sink that would copy them to use them later (BackgroundHashingSink) keeps the buffer instead.
+  // Sinks that pass bytes on override it to pass the buffer on too.
+  virtual void write_shared(const std::shared_ptr<const std::string>& bytes) { write(bytes->data(), bytes->size()); }
 };
 
 // Counts and discards; used where only the size or a digest is wanted.
