@@ -13,17 +13,18 @@ bench_cleanup() {
   [ -n "${KEEP_WORK:-}" ] || rm -rf "$work"
 }
 
-# measure NAME CMD...: runs CMD with its output in $work/NAME.out, puts its wall seconds into WALL
-# and its peak RSS (MiB) into RSS; on failure prints the output and exits.
+# measure NAME CMD...: runs CMD with its output in $work/NAME.out, puts its wall seconds into WALL,
+# its peak RSS (MiB) into RSS and its user and system CPU seconds into USR and SYS; on failure
+# prints the output and exits.
 measure() {
   local name=$1
   shift
   sync  # the previous step's writes go to disk now, not during this step's timing
-  /usr/bin/time -f "%e %M" -o "$work/$name.time" "$@" >"$work/$name.out" 2>&1 || {
+  /usr/bin/time -f "%e %M %U %S" -o "$work/$name.time" "$@" >"$work/$name.out" 2>&1 || {
     cat "$work/$name.out" >&2
     echo "$(basename "$0"): $name failed" >&2
     exit 1
   }
-  read -r WALL RSS <"$work/$name.time"
+  read -r WALL RSS USR SYS <"$work/$name.time"
   RSS=$((RSS / 1024))
 }

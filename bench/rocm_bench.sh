@@ -13,9 +13,12 @@
 #   (c) rockpack again with nothing changed (warm rebuild);
 #   (d) peak RSS (GNU time) of each step, and the size of rockpack's layers above the base next to
 #       the peer's tarball.
-# Prints a table with the speedups. With --perf, two more cold builds (gzip, zstd; not timed) run
-# under `perf record`, and bench/stage_breakdown.py says where their CPU went, stage by stage.
-#   bench/rocm_bench.sh [--scale rocm|small] [--perf]  (ROCKPACK=path/to/rockpack, default build/rockpack)
+# Prints a table with the speedups. With --runs N, (a) and (b) run N times in turn (rockpack, then
+# the peer, each round from an empty store and a new venv), the table shows the last round, and the
+# speedups of each round and of the medians follow: on a noisy machine one round can mislead.
+# With --perf, two more cold builds (gzip, zstd; not timed) run under `perf record`, and
+# bench/stage_breakdown.py says where their CPU went, stage by stage.
+#   bench/rocm_bench.sh [--scale rocm|small] [--runs N] [--perf]  (ROCKPACK=path/to/rockpack, default build/rockpack)
 # `--scale small` (a few MB) is a smoke run of the script itself. Needs root (the Debian base keeps
 # its owners), debootstrap once (cached), pigz, GNU time, and python3 with venv/ensurepip (3.11 or
 # older: the peer builds the rocm sdist without build isolation, so its venv needs setuptools).
@@ -25,16 +28,20 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 ROCKPACK=${ROCKPACK:-$root/build/rockpack}
 scale=rocm
 profile=0
+runs=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --scale) scale=${2:?--scale takes rocm or small}; shift 2 ;;
     --scale=*) scale=${1#--scale=}; shift ;;
     --perf) profile=1; shift ;;
-    -h | --help) sed -n '2,22p' "$0"; exit 0 ;;
+    --runs) runs=${2:?--runs takes a number}; shift 2 ;;
+    --runs=*) runs=${1#--runs=}; shift ;;
+    -h | --help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "rocm_bench: unknown argument $1" >&2; exit 2 ;;
   esac
 done
 case "$scale" in rocm | small) ;; *) echo "rocm_bench: --scale is rocm or small" >&2; exit 2 ;; esac
+case "$runs" in '' | *[!0-9]* | 0) echo "rocm_bench: --runs takes a number from 1" >&2; exit 2 ;; esac
 [ -x "$ROCKPACK" ] || { echo "rocm_bench: build rockpack first ($ROCKPACK)" >&2; exit 2; }
 for t in pigz zstd skopeo python3 curl /usr/bin/time; do
   command -v "$t" >/dev/null || { echo "rocm_bench: $t is missing (tools/install-deps.sh)" >&2; exit 2; }
@@ -114,57 +121,67 @@ P
 }
 
 cd "$work"
-echo "measuring (one run, $cores cores)..." >&2
-measure rp_cold "$ROCKPACK" build recipe.yaml -o "oci:$work/img1:t" --cache-dir "$work/store"
-rp_wall=$WALL rp_rss=$RSS
-layers_above_base "$work/img1" >"$work/rp_layers"
-rp_size=$(head -n 1 "$work/rp_layers")
-rp_layer_log=$(grep -E 'layer .*->' "$work/rp_cold.out" | sed 's/^info: //' | paste -sd ';' - || true)
-measure rp_cold_zstd "$ROCKPACK" build recipe.yaml --compression zstd -o "oci:$work/img1z:t" --cache-dir "$work/store-zstd"
-rpz_wall=$WALL rpz_rss=$RSS
-rpz_size=$(layers_above_base "$work/img1z" | head -n 1)
-rm -rf "$work/store-zstd" "$work/img1z"
+# One round: rockpack's two cold builds, then the peer's chain. The variables of the last round
+# stay set for the table; every round adds a line of wall times to $work/rounds.
+one_round() {
+  rm -rf "$work/store" "$work/img1"
+  measure rp_cold "$ROCKPACK" build recipe.yaml -o "oci:$work/img1:t" --cache-dir "$work/store"
+  rp_wall=$WALL rp_rss=$RSS rp_cpu="$USR user, $SYS sys"
+  layers_above_base "$work/img1" >"$work/rp_layers"
+  rp_size=$(head -n 1 "$work/rp_layers")
+  rp_layer_log=$(grep -E 'layer .*->' "$work/rp_cold.out" | sed 's/^info: //' | paste -sd ';' - || true)
+  measure rp_cold_zstd "$ROCKPACK" build recipe.yaml --compression zstd -o "oci:$work/img1z:t" --cache-dir "$work/store-zstd"
+  rpz_wall=$WALL rpz_rss=$RSS rpz_cpu="$USR user, $SYS sys"
+  rpz_size=$(layers_above_base "$work/img1z" | head -n 1)
+  rm -rf "$work/store-zstd" "$work/img1z"
 
-export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1 PIP_NO_INPUT=1
-measure venv python3 -m venv "$work/venv"
-venv_wall=$WALL venv_rss=$RSS
-vpy=$work/venv/bin/python
-# Offline, pip cannot fetch setuptools/wheel into an isolated build environment for the rocm sdist:
-# it builds with the venv's own (as tests/integration/test_therock_mock.sh does).
-"$vpy" -c 'import setuptools' 2>/dev/null || { echo "rocm_bench: the venv has no setuptools (Python >= 3.12)" >&2; exit 2; }
-if ! "$vpy" -c 'import wheel' 2>/dev/null; then
-  whl=$(ls /usr/share/python-wheels/wheel-*.whl 2>/dev/null | head -n 1 || true)
-  [ -n "$whl" ] || { echo "rocm_bench: no 'wheel' package offline (Debian's python3-wheel-whl)" >&2; exit 2; }
-  "$vpy" -m pip install --quiet --no-index "$whl"
-fi
-measure pip "$vpy" -m pip install --index-url "$base_url/$family/" --no-build-isolation "rocm[libraries,devel]"
-pip_wall=$WALL pip_rss=$RSS
-measure init "$work/venv/bin/rocm-sdk" init
-init_wall=$WALL init_rss=$RSS
-[ -f "$work/venv/lib/python$pyver/site-packages/_rocm_sdk_devel/__init__.py" ] \
-  || { echo "rocm_bench: rocm-sdk init did not expand the devel tree" >&2; exit 1; }
-measure pigz sh -c "tar -C '$work/venv' -cf - . | pigz -p$cores -6 > '$work/layer.tar.gz'"
-pigz_wall=$WALL pigz_rss=$RSS
-pigz_size=$(stat -c %s "$work/layer.tar.gz")
-measure skopeo_gzip skopeo copy -q "tarball:$work/layer.tar.gz" "oci:$work/peer-gzip:t"
-skopeo_g_wall=$WALL
-rm -rf "$work/peer-gzip"
-measure zstd sh -c "tar -C '$work/venv' -cf - . | zstd -q -T0 -3 > '$work/layer.tar.zst'"
-zstd_wall=$WALL zstd_rss=$RSS
-zstd_size=$(stat -c %s "$work/layer.tar.zst")
-measure skopeo_zstd skopeo copy -q "tarball:$work/layer.tar.zst" "oci:$work/peer-zstd:t"
-skopeo_z_wall=$WALL
-rm -rf "$work/peer-zstd" "$work/layer.tar.zst"
-# For the size comparison only: the peer's venv without the installers rockpack's image does not
-# carry (pip, setuptools, wheel); same tar | pigz -6.
-site=lib/python$pyver/site-packages
-tar -C "$work/venv" --exclude="./$site/pip" --exclude="./$site/pip-*" --exclude="./$site/setuptools" \
-  --exclude="./$site/setuptools-*" --exclude="./$site/pkg_resources" --exclude="./$site/_distutils_hack" \
-  --exclude="./$site/distutils-precedence.pth" --exclude="./$site/wheel" --exclude="./$site/wheel-*" \
-  -cf - . | pigz -p"$cores" -6 >"$work/layer-noinstallers.tar.gz"
-pigz_size_noinst=$(stat -c %s "$work/layer-noinstallers.tar.gz")
-installed_bytes=$(du -sb "$work/venv" | cut -f1)  # hardlinked files once, as tar stores them
-rm -rf "$work/venv"
+  export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1 PIP_NO_INPUT=1
+  measure venv python3 -m venv "$work/venv"
+  venv_wall=$WALL venv_rss=$RSS
+  vpy=$work/venv/bin/python
+  # Offline, pip cannot fetch setuptools/wheel into an isolated build environment for the rocm sdist:
+  # it builds with the venv's own (as tests/integration/test_therock_mock.sh does).
+  "$vpy" -c 'import setuptools' 2>/dev/null || { echo "rocm_bench: the venv has no setuptools (Python >= 3.12)" >&2; exit 2; }
+  if ! "$vpy" -c 'import wheel' 2>/dev/null; then
+    whl=$(ls /usr/share/python-wheels/wheel-*.whl 2>/dev/null | head -n 1 || true)
+    [ -n "$whl" ] || { echo "rocm_bench: no 'wheel' package offline (Debian's python3-wheel-whl)" >&2; exit 2; }
+    "$vpy" -m pip install --quiet --no-index "$whl"
+  fi
+  measure pip "$vpy" -m pip install --index-url "$base_url/$family/" --no-build-isolation "rocm[libraries,devel]"
+  pip_wall=$WALL pip_rss=$RSS
+  measure init "$work/venv/bin/rocm-sdk" init
+  init_wall=$WALL init_rss=$RSS
+  [ -f "$work/venv/lib/python$pyver/site-packages/_rocm_sdk_devel/__init__.py" ] \
+    || { echo "rocm_bench: rocm-sdk init did not expand the devel tree" >&2; exit 1; }
+  measure pigz sh -c "tar -C '$work/venv' -cf - . | pigz -p$cores -6 > '$work/layer.tar.gz'"
+  pigz_wall=$WALL pigz_rss=$RSS
+  pigz_size=$(stat -c %s "$work/layer.tar.gz")
+  measure skopeo_gzip skopeo copy -q "tarball:$work/layer.tar.gz" "oci:$work/peer-gzip:t"
+  skopeo_g_wall=$WALL
+  rm -rf "$work/peer-gzip"
+  measure zstd sh -c "tar -C '$work/venv' -cf - . | zstd -q -T0 -3 > '$work/layer.tar.zst'"
+  zstd_wall=$WALL zstd_rss=$RSS
+  zstd_size=$(stat -c %s "$work/layer.tar.zst")
+  measure skopeo_zstd skopeo copy -q "tarball:$work/layer.tar.zst" "oci:$work/peer-zstd:t"
+  skopeo_z_wall=$WALL
+  rm -rf "$work/peer-zstd" "$work/layer.tar.zst"
+  # For the size comparison only: the peer's venv without the installers rockpack's image does not
+  # carry (pip, setuptools, wheel); same tar | pigz -6.
+  site=lib/python$pyver/site-packages
+  tar -C "$work/venv" --exclude="./$site/pip" --exclude="./$site/pip-*" --exclude="./$site/setuptools" \
+    --exclude="./$site/setuptools-*" --exclude="./$site/pkg_resources" --exclude="./$site/_distutils_hack" \
+    --exclude="./$site/distutils-precedence.pth" --exclude="./$site/wheel" --exclude="./$site/wheel-*" \
+    -cf - . | pigz -p"$cores" -6 >"$work/layer-noinstallers.tar.gz"
+  pigz_size_noinst=$(stat -c %s "$work/layer-noinstallers.tar.gz")
+  installed_bytes=$(du -sb "$work/venv" | cut -f1)  # hardlinked files once, as tar stores them
+  rm -rf "$work/venv"
+  echo "$rp_wall $rpz_wall $venv_wall $pip_wall $init_wall $pigz_wall $skopeo_g_wall $zstd_wall $skopeo_z_wall" >>"$work/rounds"
+}
+: >"$work/rounds"
+for round in $(seq 1 "$runs"); do
+  echo "measuring (round $round of $runs, $cores cores)..." >&2
+  one_round
+done
 
 measure rp_warm "$ROCKPACK" build recipe.yaml -o "oci:$work/img2:t" --cache-dir "$work/store"
 warm_wall=$WALL warm_rss=$RSS
@@ -225,6 +242,22 @@ print(f"size: rockpack layers {rp_size / mb:.1f} MB, {rp_size / pigz_noinst * 10
       f"its whole venv ({pigz_size / mb:.1f} MB)")
 print(f"warm rebuild: {$warm_wall:.2f} s ({peer / max($warm_wall, 0.01):.0f}x faster than the peer)")
 print(f"peak RSS: rockpack {max($rp_rss, $warm_rss)} MiB, pip {$pip_rss} MiB")
+print("rockpack CPU seconds: cold gzip $rp_cpu; cold zstd $rpz_cpu (system time is mostly the kernel's page-cache work for what a build writes; on this VM it varies from minute to minute)")
+rounds = [[float(x) for x in line.split()] for line in open("$work/rounds") if line.strip()]
+if len(rounds) > 1:
+    import statistics
+    print()
+    print(f"{len(rounds)} rounds (the table above is the last):")
+    print("{:<7} {:>9} {:>9} {:>11} {:>11} {:>8} {:>8}".format("round", "rp gzip", "rp zstd", "peer gzip", "peer zstd", "gzip x", "zstd x"))
+    def totals(r):
+        rp_g, rp_z, venv_, pip_, init_, pigz_, sk_g, zstd_, sk_z = r
+        common = venv_ + pip_ + init_
+        return rp_g, rp_z, common + pigz_ + sk_g, common + zstd_ + sk_z
+    for i, r in enumerate(rounds, 1):
+        g, z, pg, pz = totals(r)
+        print("{:<7} {:>9.2f} {:>9.2f} {:>11.2f} {:>11.2f} {:>8.2f} {:>8.2f}".format(i, g, z, pg, pz, pg / g, pz / z))
+    med = [statistics.median(col) for col in zip(*(totals(r) for r in rounds))]
+    print("{:<7} {:>9.2f} {:>9.2f} {:>11.2f} {:>11.2f} {:>8.2f} {:>8.2f}".format("median", *med, med[2] / med[0], med[3] / med[1]))
 P
 if [ "$profile" = 1 ]; then
   for c in gzip zstd; do
