@@ -26,12 +26,13 @@ struct LayerArchive::Reader {
   std::unique_ptr<GzipFdReader> gzip;
   Reader() { fd_reader.sha = &sha; }
 
-  // GzipFdReader::read with the hash of what it inflates.
+  // GzipFdReader::next, with the inflated bytes hashed when a diff_id is checked.
   int64_t next_plain(const void** out) {
     int64_t n = gzip->next(out);
     if (n > 0 && uncompressed) uncompressed->write(*out, static_cast<size_t>(n));
     return n;
   }
+  // libarchive's read callback over the inflated stream; an error goes to libarchive, not thrown.
   static la_ssize_t read_plain(archive* a, void* self_ptr, const void** out) {
     auto* self = static_cast<Reader*>(self_ptr);
     int64_t n = self->next_plain(out);
@@ -95,7 +96,7 @@ void LayerArchive::open(const fs::path& file, const Descriptor& layer) {
     archive_read_free(archive_);
     throw;
   }
-  // The diff_id is checked here for a gzip layer (GzipFdReader hashes what it inflates) and a plain
+  // The diff_id is checked here for a gzip layer (Reader hashes what GzipFdReader inflates) and a plain
   // tar (its digest); a zstd layer's is not (libarchive decompresses it).
   if (is_plain_tar(layer) && !diff_id_.empty() && diff_id_ != digest_) {
     archive_read_free(archive_);

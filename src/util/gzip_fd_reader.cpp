@@ -124,14 +124,4 @@ int64_t GzipFdReader::next(const void** out) {
   }
 }
 
-la_ssize_t GzipFdReader::read(archive* a, void* self_ptr, const void** out) {
-  auto* self = static_cast<GzipFdReader*>(self_ptr);
-  int64_t n = self->next(out);
-  if (n < 0) {
-    archive_set_error(a, EIO, "%s", self->error_.c_str());
-    return -1;
-  }
-  return static_cast<la_ssize_t>(n);
-}
-
 }  // namespace rp

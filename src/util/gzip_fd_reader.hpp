@@ -1,15 +1,13 @@
 #pragma once
-// libarchive's read callback over a gzip file: the decompressed stream, for readers of gzip layer
-// blobs that want it faster than libarchive's zlib filter and want both digests. Members that lie
-// whole in the input buffer and inflate to at most the output buffer (rockpack's parallel gzip
-// writes 1 MiB blocks as separate members) are inflated by libdeflate, about twice zlib's speed;
-// any other member (the single member of most tools' layers, a copied wheel stream) by zlib,
+// The decompressed stream of a gzip file, for readers of gzip layer blobs that want it faster than
+// libarchive's zlib filter (LayerArchive hands it to libarchive) and want both digests. Members
+// that lie whole in the input buffer and inflate to at most the output buffer (rockpack's parallel
+// gzip writes 1 MiB blocks as separate members) are inflated by libdeflate, about twice zlib's
+// speed; any other member (the single member of most tools' layers, a copied wheel stream) by zlib,
 // streaming. The compressed bytes go through `compressed_sha`, the decompressed ones through
 // `uncompressed_sha` (either may be null), so a blob's digest and its diff_id are both checked in
 // the one pass. Bytes after the last member that are not another member are hashed and ignored, as
-// libarchive's filter ignores them. A C callback: nothing throws through it.
-#include <archive.h>
-
+// libarchive's filter ignores them. Errors are returned, not thrown, for a C callback to pass on.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -37,8 +35,6 @@ class GzipFdReader {
   // The next decompressed bytes: > 0, 0 at the end, < 0 on an error (error() says which).
   int64_t next(const void** out);
   const std::string& error() const { return error_; }
-
-  static la_ssize_t read(archive* a, void* self_ptr, const void** out);
 
  private:
   bool fill();  // reads more compressed input; false on a read error
