@@ -20,8 +20,9 @@ class ZipMemberContent final : public ContentSource {
       : archive_(std::move(archive)), member_(member), wheel_digest_(std::move(wheel_digest)) {}
 
   // Checks the member against its RECORD row (`record_hash` "sha256=...", `record_size` or empty)
-  // as it streams: write_to and write_with_deflate hash the bytes they pass on and hand the result
-  // to `check` (which warns, or throws in strict mode). Without this, nothing is checked but the CRC.
+  // as it streams: write_to and write_with_deflate hash the bytes they pass on (or take the digest
+  // from a DigestingSink that has them all) and hand the result to `check` (which warns, or throws
+  // in strict mode). Without this, nothing is checked but the CRC.
   void check_record(std::shared_ptr<RecordCheck> check, std::string record_hash, std::string record_size) {
     check_ = std::move(check);
     record_hash_ = std::move(record_hash);
@@ -42,7 +43,7 @@ class ZipMemberContent final : public ContentSource {
   // The content key when the wheel digest is known; otherwise the wheel file's identity plus the
   // member's offset and CRC, which changes whenever the bytes may.
   std::string quick_key() const override;
-  // Deflated members of at least 1 MiB: below that, ending the layer's current gzip member to copy
+  // Deflated members of at least 64 KiB: below that, ending the layer's current gzip member to copy
   // the stream costs more (size and time) than compressing the bytes again.
   bool has_deflate_stream() const override;
   void write_with_deflate(ByteSink& sink, ByteSink& deflated) const override;

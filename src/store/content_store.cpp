@@ -140,10 +140,23 @@ uint64_t ContentStore::blob_size(const std::string& digest) const {
 ContentStore::BlobWriter::BlobWriter(ContentStore& store, fs::path temp_dir)
     : store_(store), file_(std::make_unique<AtomicFile>(temp_dir / "blob", 0444)), hasher_(file_.get()) {}
 
-void ContentStore::BlobWriter::write(const void* data, size_t size) { hasher_.write(data, size); }
+void ContentStore::BlobWriter::write(const void* data, size_t size) {
+  if (digest_) throw Error("internal error: a store blob was written to after its digest was taken");
+  hasher_.write(data, size);
+}
+
+void ContentStore::BlobWriter::write_shared(const std::shared_ptr<const std::string>& bytes) {
+  if (digest_) throw Error("internal error: a store blob was written to after its digest was taken");
+  hasher_.write_shared(bytes);
+}
+
+std::string ContentStore::BlobWriter::digest() {
+  if (!digest_) digest_ = hasher_.finish_digest();
+  return *digest_;
+}
 
 std::string ContentStore::BlobWriter::commit(const std::string& expected) {
-  std::string digest = hasher_.finish_digest();
+  std::string digest = this->digest();
   if (!expected.empty() && digest != expected) {
     file_->abandon();
     throw DigestMismatch(expected, digest);

@@ -53,12 +53,16 @@ class ContentStore final : public RecordCache {
   uint64_t blob_size(const std::string& digest) const;
 
   // A blob being written; its digest is computed as bytes arrive.
-  class BlobWriter final : public ByteSink {
+  class BlobWriter final : public DigestingSink {
    public:
     BlobWriter(ContentStore& store, fs::path temp_dir);
     void write(const void* data, size_t size) override;
+    void write_shared(const std::shared_ptr<const std::string>& bytes) override;
     using ByteSink::write;
     uint64_t size() const { return hasher_.count(); }
+    uint64_t count() const override { return hasher_.count(); }
+    // The digest commit() will name the blob by; nothing may be written after it.
+    std::string digest() override;
     // Moves the blob into the store. With `expected`, a different digest is an error and nothing is kept.
     std::string commit(const std::string& expected = {});
 
@@ -67,6 +71,7 @@ class ContentStore final : public RecordCache {
     std::unique_ptr<AtomicFile> file_;
     // On a thread of its own: the writer (a layer's compressor, a download) has enough to do.
     BackgroundHashingSink hasher_;
+    std::optional<std::string> digest_;
   };
   std::unique_ptr<BlobWriter> begin_blob();
 

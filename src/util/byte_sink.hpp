@@ -20,6 +20,16 @@ class ByteSink {
   virtual void write_shared(const std::shared_ptr<const std::string>& bytes) { write(bytes->data(), bytes->size()); }
 };
 
+// A sink that computes the SHA-256 of everything written to it (a store blob being written). A
+// source that must check the same bytes against a recorded hash (a wheel member against its RECORD
+// row) asks it for the digest instead of hashing them a second time.
+class DigestingSink : public ByteSink {
+ public:
+  virtual uint64_t count() const = 0;
+  // "sha256:<hex>" of every byte written so far; nothing may be written after it.
+  virtual std::string digest() = 0;
+};
+
 // Counts and discards; used where only the size or a digest is wanted.
 class CountingSink final : public ByteSink {
  public:

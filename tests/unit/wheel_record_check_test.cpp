@@ -11,6 +11,8 @@
 
 #include "python/wheel_installer.hpp"
 #include "python/wheel_record.hpp"
+#include "store/content_store.hpp"
+#include "util/digest.hpp"
 #include "util/error.hpp"
 #include "wheel_test_support.hpp"
 
@@ -144,4 +146,57 @@ TEST_CASE("wheel/record check follows pip for rows without a hash (.pyc, RECORD 
   auto plain = install_wheel(nohash.write(dir), kRecordVenv);
   REQUIRE(plain.warnings.size() == 1);
   CHECK(plain.warnings[0].find("'demo_pkg/__init__.py' is not listed with a hash in RECORD") != std::string::npos);
+}
+
+// A member copied into the store (rocm-sdk-devel's tarball) is checked against the digest the blob
+// writer computes anyway: the check must still catch a wrong row, and in strict mode keep nothing.
+TEST_CASE("wheel/record check of a member copied into a store blob uses the blob's digest") {
+  TempDir dir;
+  TestWheel w;
+  const std::string good = std::string(300 << 10, 'g') + "end";
+  w.files = {{"demo_pkg/good.bin", good}, {"demo_pkg/bad.bin", "actual bytes"}};
+  w.record_overrides["demo_pkg/bad.bin"] = rp::python::record_hash("other bytes") + ",12";
+  auto member = [](const rp::python::InstalledWheel& installed, const std::string& name) {
+    for (const auto& e : installed.entries)
+      if (e.path == kRecordSite + "/demo_pkg/" + name) return e.content;
+    FAIL("no entry for " << name);
+    return std::shared_ptr<const rp::ContentSource>{};
+  };
+  rp::ContentStore store(dir.path / "store");
+
+  CapturedWarnings warnings;
+  auto installed = install_wheel(w.write(dir), kRecordVenv);
+  auto writer = store.begin_blob();
+  member(installed, "good.bin")->write_to(*writer);
+  CHECK(writer->commit() == rp::sha256_digest(good));
+  auto bad_writer = store.begin_blob();
+  member(installed, "bad.bin")->write_to(*bad_writer);
+  CHECK(bad_writer->commit() == rp::sha256_digest("actual bytes"));  // the bytes the wheel holds
+  INFO(warnings.text());
+  CHECK(warnings.count("does not match its RECORD row") == 1);
+  CHECK(warnings.text().find("'demo_pkg/bad.bin'") != std::string::npos);
+
+  InstallOptions strict;
+  strict.strict_record = true;
+  auto checked = install_wheel(w.write(dir), kRecordVenv, strict);
+  std::string error = "(no error)";
+  {
+    auto strict_writer = store.begin_blob();
+    try {
+      member(checked, "bad.bin")->write_to(*strict_writer);
+    } catch (const rp::Error& e) {
+      error = e.what();
+    }
+  }
+  CHECK(error.find("'demo_pkg/bad.bin' does not match its RECORD row") != std::string::npos);
+  CHECK(error.find(rp::python::record_hash("actual bytes")) != std::string::npos);
+  // Only the two blobs committed above: the refused one left neither a blob nor a temp file.
+  size_t blobs = 0, temps = 0;
+  for (const auto& f : rp::fs::recursive_directory_iterator(dir.path / "store"))
+    if (f.is_regular_file()) {
+      if (f.path().parent_path().filename() == "sha256") ++blobs;
+      if (f.path().filename().string().find(".tmp-") != std::string::npos) ++temps;
+    }
+  CHECK(blobs == 2);
+  CHECK(temps == 0);
 }
