@@ -24,10 +24,10 @@ void ZipMemberContent::write_to(ByteSink& sink) const {
   // A sink that hashes what it gets from its first byte (a store blob: rocm-sdk-devel's tarball,
   // 256 MB, is copied into the store) has the member's digest anyway: check RECORD against it.
   auto* digesting = dynamic_cast<DigestingSink*>(&sink);
-  if (digesting && digesting->count() == 0) {
+  if (digesting && digesting->size() == 0) {
     archive_->stream_member(member_, sink);
     check_->check(member_.name, record_hash_, record_size_, record_hash_of(digesting->digest()),
-                  digesting->count());
+                  digesting->size());
     return;
   }
   HashingSink hashing(&sink);

@@ -59,8 +59,7 @@ class ContentStore final : public RecordCache {
     void write(const void* data, size_t size) override;
     void write_shared(const std::shared_ptr<const std::string>& bytes) override;
     using ByteSink::write;
-    uint64_t size() const { return hasher_.count(); }
-    uint64_t count() const override { return hasher_.count(); }
+    uint64_t size() const override { return hasher_.count(); }
     // The digest commit() will name the blob by; nothing may be written after it.
     std::string digest() override;
     // Moves the blob into the store. With `expected`, a different digest is an error and nothing is kept.

@@ -25,7 +25,7 @@ class ByteSink {
 // row) asks it for the digest instead of hashing them a second time.
 class DigestingSink : public ByteSink {
  public:
-  virtual uint64_t count() const = 0;
+  virtual uint64_t size() const = 0;  // bytes written so far
   // "sha256:<hex>" of every byte written so far; nothing may be written after it.
   virtual std::string digest() = 0;
 };
