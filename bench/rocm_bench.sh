@@ -122,7 +122,8 @@ P
 
 cd "$work"
 # One round: rockpack's two cold builds, then the peer's chain. The variables of the last round
-# stay set for the table; every round adds a line of wall times to $work/rounds.
+# stay set for the table; every round adds a line of wall times to $work/rounds. `one_round last`
+# also measures the sizes for the table (untimed, and the same in every round).
 one_round() {
   rm -rf "$work/store" "$work/img1"
   measure rp_cold "$ROCKPACK" build recipe.yaml -o "oci:$work/img1:t" --cache-dir "$work/store"
@@ -167,20 +168,22 @@ one_round() {
   rm -rf "$work/peer-zstd" "$work/layer.tar.zst"
   # For the size comparison only: the peer's venv without the installers rockpack's image does not
   # carry (pip, setuptools, wheel); same tar | pigz -6.
-  site=lib/python$pyver/site-packages
-  tar -C "$work/venv" --exclude="./$site/pip" --exclude="./$site/pip-*" --exclude="./$site/setuptools" \
-    --exclude="./$site/setuptools-*" --exclude="./$site/pkg_resources" --exclude="./$site/_distutils_hack" \
-    --exclude="./$site/distutils-precedence.pth" --exclude="./$site/wheel" --exclude="./$site/wheel-*" \
-    -cf - . | pigz -p"$cores" -6 >"$work/layer-noinstallers.tar.gz"
-  pigz_size_noinst=$(stat -c %s "$work/layer-noinstallers.tar.gz")
-  installed_bytes=$(du -sb "$work/venv" | cut -f1)  # hardlinked files once, as tar stores them
+  if [ "${1:-}" = last ]; then
+    site=lib/python$pyver/site-packages
+    tar -C "$work/venv" --exclude="./$site/pip" --exclude="./$site/pip-*" --exclude="./$site/setuptools" \
+      --exclude="./$site/setuptools-*" --exclude="./$site/pkg_resources" --exclude="./$site/_distutils_hack" \
+      --exclude="./$site/distutils-precedence.pth" --exclude="./$site/wheel" --exclude="./$site/wheel-*" \
+      -cf - . | pigz -p"$cores" -6 >"$work/layer-noinstallers.tar.gz"
+    pigz_size_noinst=$(stat -c %s "$work/layer-noinstallers.tar.gz")
+    installed_bytes=$(du -sb "$work/venv" | cut -f1)  # hardlinked files once, as tar stores them
+  fi
   rm -rf "$work/venv"
   echo "$rp_wall $rpz_wall $venv_wall $pip_wall $init_wall $pigz_wall $skopeo_g_wall $zstd_wall $skopeo_z_wall" >>"$work/rounds"
 }
 : >"$work/rounds"
 for round in $(seq 1 "$runs"); do
   echo "measuring (round $round of $runs, $cores cores)..." >&2
-  one_round
+  if [ "$round" = "$runs" ]; then one_round last; else one_round; fi
 done
 
 measure rp_warm "$ROCKPACK" build recipe.yaml -o "oci:$work/img2:t" --cache-dir "$work/store"
