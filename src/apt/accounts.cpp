@@ -123,6 +123,12 @@ Entry file(const std::string& path, std::string text, uint32_t mode, uint32_t gi
   return e;
 }
 
+// Whether `text` can be one ':'-separated field of a passwd line: no ':' and no control byte.
+bool one_field(const std::string& text) {
+  return std::none_of(text.begin(), text.end(),
+                      [](char c) { return c == ':' || static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+}
+
 }  // namespace
 
 AccountsResult plan_accounts(const FileTree& image, const std::vector<GroupRequest>& groups,
@@ -161,6 +167,12 @@ AccountsResult plan_accounts(const FileTree& image, const std::vector<GroupReque
   }
 
   for (const auto& u : users) {
+    // The recipe reader refuses these already; this module writes the lines, so it checks itself.
+    for (const std::string* field : {&u.name, &u.gecos, &u.home, &u.shell})
+      if (!one_field(*field))
+        throw InputError(u.where + ": the user " + printable(u.name) + " has a field with ':' or a control character ('" +
+                             printable(*field) + "'), which would break /etc/passwd",
+                         "remove it from the recipe's accounts: entry");
     uint32_t uid = u.uid ? *u.uid : next_free(passwd, 1000);
     std::string holder = passwd.holder_of(uid);
     bool exists = passwd.find(u.name) >= 0;

@@ -11,8 +11,10 @@
 #include <memory>
 #include <vector>
 
+#include "entries/path_parts.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
+#include "util/strings.hpp"
 
 namespace rp::apt {
 
@@ -191,9 +193,11 @@ ControlArchive read_control_archive(const std::filesystem::path& file, const Deb
     std::string name = archive_entry_pathname(e) ? archive_entry_pathname(e) : "";
     while (name.rfind("./", 0) == 0) name.erase(0, 2);
     if (name.empty() || name == ".") continue;
+    if (const char* why = unsafe_member_name(name))
+      throw InputError(where + ": the member name '" + printable(name) + "' holds " + why, "the package is hostile or broken");
     if (archive_entry_filetype(e) == AE_IFDIR) continue;
     if (archive_entry_filetype(e) != AE_IFREG || name.find('/') != std::string::npos)
-      throw Error(where + ": unexpected member '" + name + "'", "a control archive holds plain files only");
+      throw Error(where + ": unexpected member '" + printable(name) + "'", "a control archive holds plain files only");
     int64_t size = archive_entry_size(e);
     total += static_cast<uint64_t>(std::max<int64_t>(size, 0));
     if (size < 0 || total > kMaxControl) throw Error(where + " is larger than " + std::to_string(kMaxControl >> 20) + " MiB");

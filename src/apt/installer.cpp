@@ -331,11 +331,12 @@ void Installer::install(const DebContents& deb) {
 
   // Hardlinks name their targets by archive path: map those to where the target went.
   std::map<std::string, std::string> dest_of_member;
+  std::map<std::string, EntryType> type_of_member;  // what a hardlink may point to: a file only
   std::map<std::string, Entry> entries;  // by path
   for (const auto& m : deb.members) {
     std::vector<std::string> parts = path_components(m.path);
     for (const auto& c : parts)
-      if (c == "..") throw InputError(origin + ": member '" + m.path + "' climbs out of the root", "the package is hostile or broken");
+      if (c == "..") throw InputError(origin + ": member '" + printable(m.path) + "' climbs out of the root", "the package is hostile or broken");
     std::string rel = join_first(parts, parts.size());
     std::string listed = rel.empty() ? "/." : "/" + rel;
     rec.paths.push_back(listed);
@@ -345,6 +346,7 @@ void Installer::install(const DebContents& deb) {
       throw Error(origin + ": '" + listed + "' lies under a symlink loop in the image");
     const std::string& dest = *resolved;
     dest_of_member[rel] = dest;
+    type_of_member[rel] = m.type;
     auto existing = overlay_->get(dest);
 
     Entry e;
@@ -390,8 +392,16 @@ void Installer::install(const DebContents& deb) {
         std::vector<std::string> target_parts = path_components(m.link_target);
         auto target = dest_of_member.find(join_first(target_parts, target_parts.size()));
         if (target == dest_of_member.end())
-          throw InputError(origin + ": hardlink '" + listed + "' points to '" + m.link_target + "', which comes nowhere before it",
+          throw InputError(origin + ": hardlink '" + printable(listed) + "' points to '" + printable(m.link_target) +
+                               "', which comes nowhere before it",
                            "the package is broken");
+        // A hardlink to a directory or to a symlink cannot be unpacked (link(2) refuses the first,
+        // tar readers differ on the second); dpkg refuses both, and so does this.
+        if (EntryType t = type_of_member.at(target->first); t != EntryType::kFile && t != EntryType::kHardlink)
+          throw InputError(origin + ": hardlink '" + printable(listed) + "' points to the " +
+                               (t == EntryType::kDirectory ? "directory" : "symlink") + " '" + printable(m.link_target) +
+                               "'; a hardlink must point to a regular file",
+                           "the package is hostile or broken; nothing was installed");
         e.link_target = target->second;
         if (!take_ownership(dest, listed, deb, index)) {
           drop_listed(rec, listed);
@@ -417,7 +427,7 @@ void Installer::install(const DebContents& deb) {
   }
   for (const auto& c : conffiles)
     if (std::none_of(rec.conffiles.begin(), rec.conffiles.end(), [&](const auto& x) { return x.first == c; }))
-      out.warnings.push_back("conffile " + c + " is not a file of the package");
+      out.warnings.push_back("conffile " + printable(c) + " is not a file of the package");  // cut: the line is the package's
 
   // The layer writer wants a hardlink's target before it: the lowest path of each group is the file.
   std::map<std::string, std::vector<std::string>> links;  // file -> hardlinks to it

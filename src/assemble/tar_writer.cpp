@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "util/error.hpp"
+#include "util/strings.hpp"
 
 namespace rp {
 
@@ -98,6 +99,13 @@ void TarWriter::write_pax_header(const std::string& name, const std::string& rec
 }
 
 void TarWriter::add(const Entry& entry, const RenderedContent* rendered) {
+  // The last guard: a NUL would end the name in the ustar field but not in the PAX record, so
+  // readers would disagree on which path this is. The readers of .debs, wheels and layers refuse it
+  // first, with the archive's name; this catches any other way in.
+  if (entry.path.find('\0') != std::string::npos || entry.link_target.find('\0') != std::string::npos)
+    throw InputError("the path '" + printable(entry.path) + "'" + (entry.origin.empty() ? "" : " (from " + entry.origin + ")") +
+                         " or its link target holds a NUL byte, which no tar can hold",
+                     "remove the file from what the step installs");
   std::string name = entry.path;
   if (entry.type == EntryType::kDirectory) name += '/';
   uint64_t size = entry.size();

@@ -14,7 +14,7 @@ namespace rp::cli {
 namespace {
 struct CacheArgs {
   std::string cache_dir;
-  std::optional<int> keep_days;
+  std::string keep_days;  // parsed by parse_days, not CLI11: its "Could not convert" says nothing useful
   std::string keep_bytes;
   bool all = false;
   bool repair = false;
@@ -47,7 +47,7 @@ void add_cache_command(CLI::App& app, GlobalOptions&) {
   prune->add_flag("--all", args->all, "Remove everything");
   prune->callback([args] {
     PruneOptions o;
-    o.keep_days = args->keep_days;
+    if (!args->keep_days.empty()) o.keep_days = parse_days(args->keep_days);
     if (!args->keep_bytes.empty()) o.keep_bytes = parse_size(args->keep_bytes);
     o.all = args->all;
     PruneResult r = prune_cache(root_of(*args), o);

@@ -28,4 +28,14 @@ inline std::string parent_key(const std::string& key) {
   return slash == std::string::npos ? std::string() : key.substr(0, slash);
 }
 
+// Why a member name or link target read from an archive (.deb, wheel, layer, tar input) cannot be a
+// path in an image, or nullptr when it can. A NUL ends the name for every tar and dpkg reader, so
+// "var/lib/dpkg/status\0x" would be checked as one path and unpacked as another; a newline splits
+// the line-per-path lists dpkg keeps (info/*.list), which is why dpkg refuses it too.
+inline const char* unsafe_member_name(std::string_view name) {
+  if (name.find('\0') != std::string_view::npos) return "a NUL byte";
+  if (name.find('\n') != std::string_view::npos) return "a newline";
+  return nullptr;
+}
+
 }  // namespace rp

@@ -9,7 +9,9 @@
 #include <memory>
 #include <optional>
 
+#include "entries/path_parts.hpp"
 #include "util/error.hpp"
+#include "util/strings.hpp"
 
 namespace rp {
 
@@ -208,10 +210,10 @@ std::vector<TarIndexMember> index_plain_tar(const fs::path& file, const std::str
     m.path = next_path.value_or(name);
     m.link_target = next_link.value_or(text_field(h + 157, 100));
     auto mode = number_field(h + 100, 8);
-    if (!mode) tar.fail("bad mode field for " + m.path);
+    if (!mode) tar.fail("bad mode field for " + printable(m.path));
     m.mode = static_cast<uint32_t>(*mode & 07777);
     auto uid = number_field(h + 108, 8), gid = number_field(h + 116, 8);
-    if (!uid || !gid || *uid > 0xffffffffu || *gid > 0xffffffffu) tar.fail("bad owner fields for " + m.path);
+    if (!uid || !gid || *uid > 0xffffffffu || *gid > 0xffffffffu) tar.fail("bad owner fields for " + printable(m.path));
     m.uid = static_cast<uint32_t>(next_owner.uid.value_or(*uid) & 0xffffffffu);
     m.gid = static_cast<uint32_t>(next_owner.gid.value_or(*gid) & 0xffffffffu);
     if (std::memcmp(h + 257, "ustar", 5) == 0) {
@@ -225,8 +227,8 @@ std::vector<TarIndexMember> index_plain_tar(const fs::path& file, const std::str
       case '1': m.type = EntryType::kHardlink; break;
       case '2': m.type = EntryType::kSymlink; break;
       case '5': m.type = EntryType::kDirectory; break;
-      case 'S': tar.fail("sparse member " + m.path + " is not supported");
-      default: tar.fail("member " + m.path + " has the unsupported type '" + std::string(1, type) + "'");
+      case 'S': tar.fail("sparse member " + printable(m.path) + " is not supported");
+      default: tar.fail("member " + printable(m.path) + " has the unsupported type '" + std::string(1, type) + "'");
     }
     if (m.type == EntryType::kFile) {
       m.size = stored;
@@ -234,6 +236,11 @@ std::vector<TarIndexMember> index_plain_tar(const fs::path& file, const std::str
     }
     if (m.type != EntryType::kSymlink && m.type != EntryType::kHardlink) m.link_target.clear();
     if (m.path.empty()) tar.fail("member with an empty name at offset " + std::to_string(pos));
+    // PAX and GNU long names carry any byte; the ustar fields end at the first NUL already.
+    if (const char* why = unsafe_member_name(m.path))
+      tar.fail("the member name '" + printable(m.path) + "' at offset " + std::to_string(pos) + " holds " + why);
+    if (const char* why = unsafe_member_name(m.link_target))
+      tar.fail("the link target '" + printable(m.link_target) + "' of " + printable(m.path) + " holds " + why);
     out.push_back(std::move(m));
     next_path.reset();
     next_link.reset();
@@ -324,6 +331,9 @@ TarIndex TarIndex::parse(std::string_view bytes) {
     m.gid = static_cast<uint32_t>(number(UINT32_MAX));
     m.uname = text();
     m.gname = text();
+    // A record written before names were checked: not trusted, so the archive is indexed (and
+    // refused) again.
+    if (unsafe_member_name(m.path) || unsafe_member_name(m.link_target)) throw bad("a member name holds a NUL or newline");
     index.members.push_back(std::move(m));
   }
   if (pos != bytes.size()) throw bad("bytes after the last member");

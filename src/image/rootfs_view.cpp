@@ -134,6 +134,7 @@ struct RootfsView::LayerRead {
   std::vector<std::string> whiteouts;    // keys removed with their subtree
   std::vector<std::string> opaque_dirs;  // directories whose lower contents are hidden
   std::string climbing;                  // RootfsView::climbing_member
+  std::string unsafe_name;               // RootfsView::unsafe_member
 };
 
 namespace {
@@ -152,6 +153,12 @@ std::shared_ptr<const RootfsView::LayerRead> read_members(LayerArchive& layer_ar
       const char* hardlink = archive_entry_hardlink(e);
       if (name && has_dot_dot_component(name)) out->climbing = name;
       else if (hardlink && has_dot_dot_component(hardlink)) out->climbing = std::string(name ? name : "") + " -> " + hardlink;
+    }
+    if (out->unsafe_name.empty()) {
+      const char* hardlink = archive_entry_hardlink(e);
+      const char* symlink = archive_entry_symlink(e);
+      for (const char* text : {name, hardlink, symlink})
+        if (text && unsafe_member_name(text)) out->unsafe_name = std::string(name ? name : "") + (text == name ? "" : std::string(" -> ") + text);
     }
     auto key = member_key(name ? name : "");
     if (!key) continue;
@@ -222,6 +229,8 @@ void RootfsView::add_layer(const ContentStore& store, const Descriptor& layer, c
 }
 
 std::string RootfsView::climbing_member(const LayerRead& layer) { return layer.climbing; }
+
+std::string RootfsView::unsafe_member(const LayerRead& layer) { return layer.unsafe_name; }
 
 void RootfsView::apply_layer(const LayerRead& layer) {
   for (const auto& dir : layer.opaque_dirs) remove_subtree(dir, true);

@@ -51,6 +51,10 @@ class RootfsView : public FileTree {
   // "path" or "path -> target"; empty when none does. The view ignores such members; the base
   // check refuses them.
   static std::string climbing_member(const LayerRead& layer);
+  // The first member whose name or link target holds a newline (entries/path_parts.hpp,
+  // unsafe_member_name), as "path" or "path -> target"; empty when none does. The view keeps such
+  // members (diff lists them, escaped); the base check refuses them.
+  static std::string unsafe_member(const LayerRead& layer);
   // Planned entries (paths relative to the root); file contents are read on demand from their
   // ContentSource. Later entries replace earlier ones at the same path.
   void add_entries(const std::vector<Entry>& entries);

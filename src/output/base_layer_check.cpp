@@ -10,6 +10,7 @@
 #include <memory>
 #include <string_view>
 
+#include "entries/path_parts.hpp"
 #include "image/layer_archive.hpp"
 #include "util/strings.hpp"
 #include "util/digest.hpp"
@@ -18,6 +19,10 @@
 namespace rp {
 
 namespace {
+
+// A layer checked once is not read again; the kind names what was checked (member names included),
+// so a record from an older, weaker check is no pass.
+constexpr const char* kVerifiedRecord = "base-layer-verified-2";
 
 // Reads the compressed blob, hashing it on the way (the digest check).
 struct BlobReader {
@@ -75,6 +80,11 @@ InputError climbs_out_error(const std::string& what, const std::string& digest, 
                     "extractors disagree on such members (some write outside the root); use another base image");
 }
 
+InputError unsafe_name_error(const std::string& what, const std::string& digest, const std::string& member) {
+  return InputError(what + ": layer " + digest + " has a member whose name holds a newline: '" + printable(member) + "'",
+                    "dpkg and the line-per-path lists of an image cannot hold such a name; use another base image");
+}
+
 // The check as the read the steps share: RootfsView::read_layer verifies the digest and the diff_id
 // (a gzip or plain tar layer) while it collects the members.
 std::shared_ptr<const RootfsView::LayerRead> read_and_verify(const ContentStore& store, const Descriptor& layer,
@@ -90,6 +100,8 @@ std::shared_ptr<const RootfsView::LayerRead> read_and_verify(const ContentStore&
   }
   if (std::string member = RootfsView::climbing_member(*read); !member.empty())
     throw climbs_out_error(what, layer.digest, member);
+  if (std::string member = RootfsView::unsafe_member(*read); !member.empty())
+    throw unsafe_name_error(what, layer.digest, member);
   return read;
 }
 
@@ -101,7 +113,7 @@ std::shared_ptr<const RootfsView::LayerRead> verify_base_layer(const ContentStor
   const std::string& digest = layer.digest;
   const int64_t size = layer.size;
   std::string record_key = digest + " " + diff_id;
-  if (auto rec = store.get_record("base-layer-verified", record_key); rec && rec->is_boolean() && rec->get<bool>()) {
+  if (auto rec = store.get_record(kVerifiedRecord, record_key); rec && rec->is_boolean() && rec->get<bool>()) {
     // Its bytes were checked; the size is still compared (it costs a stat).
     if (store.contains(digest) && static_cast<int64_t>(store.blob_size(digest)) == size) return nullptr;
   }
@@ -113,7 +125,7 @@ std::shared_ptr<const RootfsView::LayerRead> verify_base_layer(const ContentStor
                 "the base image is damaged or was altered; nothing was built on it");
   if (keep && LayerArchive::checks_diff_id(layer)) {
     auto read = read_and_verify(store, layer, diff_id, what, keep);
-    store.put_record("base-layer-verified", record_key, true);
+    store.put_record(kVerifiedRecord, record_key, true);
     return read;
   }
 
@@ -142,6 +154,9 @@ std::shared_ptr<const RootfsView::LayerRead> verify_base_layer(const ContentStor
     const char* hardlink = archive_entry_hardlink(e);
     if (climbs_out(name) || climbs_out(hardlink))
       throw climbs_out_error(what, digest, climbs_out(name) ? name : std::string(name ? name : "") + " -> " + hardlink);
+    const char* symlink = archive_entry_symlink(e);
+    for (const char* text : {name, hardlink, symlink})
+      if (text && unsafe_member_name(text)) throw unsafe_name_error(what, digest, std::string(name ? name : "") + " -> " + text);
     archive_read_data_skip(tar.get());
   }
   if (r != ARCHIVE_EOF || plain.failed)
@@ -163,7 +178,7 @@ std::shared_ptr<const RootfsView::LayerRead> verify_base_layer(const ContentStor
   if (!diff_id.empty() && actual_diff_id != diff_id)
     throw Error(what + ": layer " + digest + " decompresses to " + actual_diff_id + ", but the config's diff_id is " + diff_id,
                 "the base image is damaged or was altered; nothing was built on it");
-  store.put_record("base-layer-verified", record_key, true);
+  store.put_record(kVerifiedRecord, record_key, true);
   return nullptr;
 }
 

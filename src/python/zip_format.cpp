@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#include "entries/path_parts.hpp"
 #include "util/error.hpp"
+#include "util/strings.hpp"
 
 namespace rp::python {
 
@@ -99,6 +101,8 @@ std::vector<ZipMember> parse_central_directory(std::string_view directory, const
     if (directory.size() - pos - kCentralHeaderSize < name_len + extra_len + comment_len)
       throw bad_zip(display_name, entry + " runs past the directory");
     m.name.assign(directory.data() + pos + kCentralHeaderSize, name_len);
+    if (const char* why = unsafe_member_name(m.name))
+      throw bad_zip(display_name, "the name of " + entry + " ('" + printable(m.name) + "') holds " + why);
     const unsigned char* extra = h + kCentralHeaderSize + name_len;
 
     // Zip64 extended information (id 1) holds, in this order, only the saturated fields.

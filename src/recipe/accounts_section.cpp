@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <regex>
 
+#include "util/strings.hpp"
+
 namespace rp::recipe {
 
 namespace {
@@ -52,6 +54,12 @@ class AccountsSectionReader {
     return t;
   }
 
+  // A byte below 0x20 or DEL: /etc/passwd is a line per account, and a NUL or newline in a field
+  // would end it early or forge another.
+  static bool has_control(const std::string& t) {
+    return std::any_of(t.begin(), t.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+  }
+
   static bool valid_name(const std::string& t) {
     static const std::regex kName("[a-z_][a-z0-9_-]*[$]?");
     return t.size() <= 32 && std::regex_match(t, kName);
@@ -80,9 +88,8 @@ class AccountsSectionReader {
         if (t->compare(start, end - start, "..") == 0) dotdot = true;
         start = end + 1;
       }
-    if (t && (t->empty() || (*t)[0] != '/' || dotdot || t->find(':') != std::string::npos ||
-              t->find('\n') != std::string::npos)) {
-      in_.error(n, "'" + key + "' must be an absolute path without '..' or ':', got '" + *t + "'");
+    if (t && (t->empty() || (*t)[0] != '/' || dotdot || t->find(':') != std::string::npos || has_control(*t))) {
+      in_.error(n, "'" + key + "' must be an absolute path without '..', ':' or control characters, got '" + printable(*t) + "'");
       return std::nullopt;
     }
     return t;
@@ -128,8 +135,9 @@ class AccountsSectionReader {
     if (auto x = node["shell"]) u.shell = absolute(x, "shell").value_or(u.shell);
     if (auto x = node["gecos"]) {
       auto t = in_.text(x, "gecos");
-      if (t && (t->find(':') != std::string::npos || t->find('\n') != std::string::npos))
-        in_.error(x, "gecos must not contain ':' or a newline");
+      if (t && (t->find(':') != std::string::npos || has_control(*t)))
+        in_.error(x, "gecos must not contain ':' or a control character (newline, NUL, ...): it is one field of a line "
+                     "of /etc/passwd");
       else if (t) u.gecos = *t;
     }
     if (auto x = node["create_home"]) u.create_home = in_.boolean(x, "create_home").value_or(true);

@@ -116,11 +116,20 @@ std::optional<uint32_t> DocumentReader::number(const YAML::Node& node, const std
   bool digits = !s.empty() && s.size() <= 10;
   for (char c : s) digits = digits && c >= '0' && c <= (base == 8 ? '7' : '9');
   unsigned long long v = digits ? std::stoull(s, nullptr, base) : 0;
-  if (!digits || v > max) {
-    error(node, "'" + key + "' must be " + (base == 8 ? "an octal mode like 0755" : "a number") + ", got '" + *t + "'");
-    return std::nullopt;
-  }
-  return static_cast<uint32_t>(v);
+  if (digits && v <= max) return static_cast<uint32_t>(v);
+  // Say which rule the value breaks: "must be a number" for -5 reads as if -5 were no number.
+  bool negative = s.size() > 1 && s[0] == '-' && s.find_first_not_of("0123456789", 1) == std::string::npos;
+  if (base == 8)
+    error(node, "'" + key + "' must be an octal mode like 0755, got '" + shorten(*t, 40) + "'");
+  else if (negative)
+    error(node, "'" + key + "' must not be negative, got '" + shorten(*t, 40) + "'",
+          "write a whole number from 0 to " + std::to_string(max));
+  else if (digits || (!s.empty() && s.size() <= 40 && s.find_first_not_of("0123456789") == std::string::npos))
+    error(node, "'" + key + "' is too large: " + shorten(*t, 40) + " is more than " + std::to_string(max));
+  else
+    error(node, "'" + key + "' must be a whole number, got '" + shorten(*t, 40) + "'",
+          "write a number from 0 to " + std::to_string(max));
+  return std::nullopt;
 }
 
 std::optional<std::string> DocumentReader::image_path(const YAML::Node& node, const std::string& key) const {

@@ -13,6 +13,7 @@
 
 #include "util/digest.hpp"
 #include "util/error.hpp"
+#include "util/strings.hpp"
 
 namespace rp {
 
@@ -88,6 +89,8 @@ CacheUsage cache_usage(const fs::path& root) {
 PruneResult prune_cache(const fs::path& root, const PruneOptions& options) {
   if (!options.all && !options.keep_days && !options.keep_bytes)
     throw InputError("cache prune needs --all, --keep-days N or --keep-bytes SIZE");
+  if (options.keep_days && *options.keep_days < 0)
+    throw InputError("--keep-days " + std::to_string(*options.keep_days) + " is negative", "write 0 or more");
   PruneResult result;
   std::error_code ec;
   if (!fs::is_directory(root / "blobs", ec)) return result;
@@ -145,21 +148,57 @@ VerifyResult verify_cache(const fs::path& root, bool repair) {
 }
 
 uint64_t parse_size(const std::string& text) {
-  size_t end = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &end);
-  } catch (const std::exception&) {
-    end = 0;
+  // Digits, an optional fraction, an optional unit: parsed by hand, because stod also takes "inf",
+  // "nan", "0x1p70" and exponents, and a value past 2^64 cast to an integer is undefined (it came
+  // out as 0, and --keep-bytes 0 removes the whole store).
+  auto bad = [&text] {
+    return InputError("'" + printable(text, 40) + "' is not a size", "write e.g. 500M, 10G or a number of bytes");
+  };
+  size_t i = 0;
+  uint64_t whole = 0;
+  bool too_large = false;
+  while (i < text.size() && is_digit(text[i])) {
+    uint64_t digit = static_cast<uint64_t>(text[i] - '0');
+    if (whole > (UINT64_MAX - digit) / 10) too_large = true;
+    else whole = whole * 10 + digit;
+    ++i;
   }
-  std::string unit = text.substr(end);
+  if (i == 0) throw bad();
+  long double fraction = 0, place = 0.1L;
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    size_t start = i;
+    for (; i < text.size() && is_digit(text[i]); ++i, place /= 10) fraction += place * (text[i] - '0');
+    if (i == start) throw bad();
+  }
+  std::string unit = text.substr(i);
   if (!unit.empty() && (unit.back() == 'B' || unit.back() == 'b')) unit.pop_back();
   if (unit.size() == 2 && (unit[1] == 'i' || unit[1] == 'I')) unit.pop_back();
-  double scale = unit.empty() ? 1 : unit == "K" || unit == "k" ? 1024.0 : unit == "M" || unit == "m" ? 1048576.0
-                 : unit == "G" || unit == "g" ? 1073741824.0 : unit == "T" || unit == "t" ? 1099511627776.0 : -1;
-  if (end == 0 || scale < 0 || value < 0 || !std::isfinite(value))
-    throw InputError("'" + text + "' is not a size", "write e.g. 500M, 10G or a number of bytes");
-  return static_cast<uint64_t>(value * scale);
+  int shift = unit.empty() ? 0 : unit == "K" || unit == "k" ? 10 : unit == "M" || unit == "m" ? 20
+              : unit == "G" || unit == "g" ? 30 : unit == "T" || unit == "t" ? 40 : -1;
+  if (shift < 0) throw bad();
+  long double bytes = (static_cast<long double>(whole) + fraction) * static_cast<long double>(uint64_t{1} << shift);
+  // 2^64 itself is not representable: the largest size is one below it.
+  if (too_large || bytes >= 18446744073709551616.0L)
+    throw InputError("the size '" + printable(text, 40) + "' is too large: the most is 18446744073709551615 bytes (16 EiB)",
+                     "write e.g. 500M or 10G");
+  if (shift == 0 && fraction == 0) return whole;  // exact, whatever long double's precision
+  return static_cast<uint64_t>(bytes);
+}
+
+int parse_days(const std::string& text) {
+  // At most 100 years: a cutoff that far back keeps everything, and days * 86400 stays in range.
+  constexpr int kMaxDays = 36500;
+  bool digits = !text.empty() && text.size() <= 9 && std::all_of(text.begin(), text.end(), is_digit);
+  if (!text.empty() && text[0] == '-' && text.size() > 1)
+    throw InputError("--keep-days " + printable(text, 40) + " is negative: it counts days back from now",
+                     "write 0 or more, e.g. --keep-days 30 keeps what was used in the last 30 days");
+  if (!digits) throw InputError("--keep-days '" + printable(text, 40) + "' is not a whole number of days", "write e.g. --keep-days 30");
+  int days = std::stoi(text);
+  if (days > kMaxDays)
+    throw InputError("--keep-days " + text + " is more than " + std::to_string(kMaxDays) + " days (100 years)",
+                     "write at most " + std::to_string(kMaxDays));
+  return days;
 }
 
 }  // namespace rp

@@ -46,7 +46,11 @@ struct VerifyResult {
 VerifyResult verify_cache(const fs::path& root, bool repair);
 
 // "10G", "500M", "1.5GiB", "123" (bytes) -> bytes. Throws rp::InputError.
+// Past 16 EiB (2^64 - 1 bytes) it is refused, never wrapped.
 uint64_t parse_size(const std::string& text);
+// "30" -> 30: --keep-days, a whole number from 0 to 36500. Throws rp::InputError naming what is wrong
+// (negative, not a number, too large).
+int parse_days(const std::string& text);
 
 // The store's lock file; ContentStore holds it shared while it is open.
 fs::path store_lock_path(const fs::path& root);

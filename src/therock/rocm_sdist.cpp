@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <memory>
 
+#include "entries/path_parts.hpp"
 #include "python/core_metadata.hpp"
 #include "util/error.hpp"
+#include "util/strings.hpp"
 
 namespace rp::therock {
 
@@ -26,7 +28,7 @@ struct ArchiveDeleter {
 std::string safe_path(std::string path) {
   while (path.rfind("./", 0) == 0) path.erase(0, 2);
   while (!path.empty() && path.back() == '/') path.pop_back();
-  if (path.empty() || path.front() == '/') return {};
+  if (path.empty() || path.front() == '/' || unsafe_member_name(path)) return {};
   size_t start = 0;
   while (start <= path.size()) {
     size_t end = path.find('/', start);
@@ -74,7 +76,7 @@ class SdistReader {
     const char* raw_name = archive_entry_pathname(entry);
     std::string raw = raw_name ? raw_name : "";
     std::string path = safe_path(raw);
-    if (path.empty()) fail("contains an unsafe path '" + raw + "'");
+    if (path.empty()) fail("contains an unsafe path '" + printable(raw) + "'");
     std::string top = path.substr(0, path.find('/'));
     if (result_.root.empty()) result_.root = top;
     if (top != result_.root) fail("has more than one top-level directory ('" + result_.root + "', '" + top + "')");

@@ -64,7 +64,7 @@ bad() {  # NAME BODY EXPECTED
 bad badname "  users: [{name: Jenkins}]" "is not a valid user name"
 bad dupname "  users: [{name: a}, {name: a}]" "listed twice"
 bad relhome "  users: [{name: a, home: var/lib/a}]" "absolute path"
-bad bigid "  users: [{name: a, uid: 99999999999}]" "must be a number"
+bad bigid "  users: [{name: a, uid: 99999999999}]" "is too large"
 bad typo "  user: [{name: a}]" "did you mean 'users'"
 bad notbool "  users: [{name: a, replace: maybe}]" "replace"
 bad relshell "  users: [{name: a, shell: bash}]" "'shell' must be an absolute path"
