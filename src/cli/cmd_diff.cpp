@@ -11,6 +11,7 @@
 #include "inventory/inventory.hpp"
 #include "store/content_store.hpp"
 #include "util/error.hpp"
+#include "util/strings.hpp"
 
 namespace rp::cli {
 
@@ -27,15 +28,17 @@ struct DiffArgs {
 
 using nlohmann::json;
 
+// Every value printed comes from an image, and an image is untrusted: control characters are
+// escaped (util/strings.hpp, terminal_safe) so a path or label cannot drive the terminal.
 std::string text_of(const json& v) {
   if (v.is_null()) return "(unset)";
-  return v.is_string() ? v.get<std::string>() : v.dump();
+  return terminal_safe(v.is_string() ? v.get<std::string>() : v.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 void print_packages(const json& p) {
   size_t n = p["added"].size() + p["removed"].size() + p["changed"].size();
   std::printf("Packages: %zu change%s\n", n, n == 1 ? "" : "s");
-  auto where = [](const json& j) { return j.contains("arch") ? " (" + j["arch"].get<std::string>() + ")" : std::string(); };
+  auto where = [](const json& j) { return j.contains("arch") ? " (" + text_of(j["arch"]) + ")" : std::string(); };
   for (const auto& j : p["removed"])
     std::printf("  - %-7s %-32s %s%s\n", text_of(j["kind"]).c_str(), text_of(j["name"]).c_str(),
                 text_of(j["version"]).c_str(), where(j).c_str());
@@ -110,7 +113,8 @@ void run_diff(const DiffArgs& args) {
   inv[1].source = args.b;
   inv[1].manifest_digest = b.manifest_digest;
   json d = inventory::diff(inv[0], inv[1]);
-  if (args.json) std::printf("%s\n", d.dump(2).c_str());
+  // ASCII only: C1 controls and bytes that are not UTF-8 in an image's paths become \u escapes, never raw.
+  if (args.json) std::printf("%s\n", d.dump(2, ' ', true, json::error_handler_t::replace).c_str());
   else print_diff_text(d);
 }
 

@@ -12,6 +12,7 @@
 #include "registry/pull.hpp"
 #include "registry/reference.hpp"
 #include "util/error.hpp"
+#include "util/strings.hpp"
 #include "python/installed_distributions.hpp"
 #include "store/content_store.hpp"
 
@@ -112,10 +113,10 @@ void print_python_packages(const nlohmann::json& packages) {
   for (const auto& p : packages) {
     if (p["location"] != location) {
       location = p["location"].get<std::string>();
-      std::printf("  %s\n", location.c_str());
+      std::printf("  %s\n", terminal_safe(location).c_str());
     }
-    std::printf("    %-32s %-24s %s\n", p["name"].get<std::string>().c_str(), p["version"].get<std::string>().c_str(),
-                p["installer"].get<std::string>().c_str());
+    std::printf("    %-32s %-24s %s\n", terminal_safe(p["name"].get<std::string>()).c_str(),
+                terminal_safe(p["version"].get<std::string>()).c_str(), terminal_safe(p["installer"].get<std::string>()).c_str());
   }
 }
 
@@ -153,10 +154,14 @@ nlohmann::json to_json(const LocalImage& img) {
 }
 
 void print_inspect_text(const nlohmann::json& j) {
-  auto str = [](const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
+  // What an image says is untrusted: control characters are escaped (terminal_safe) so that a label
+  // or a history line cannot drive the terminal.
+  auto str = [](const nlohmann::json& v) {
+    return terminal_safe(v.is_string() ? v.get<std::string>() : v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  };
   std::printf("Image:        %s\n", str(j["source"]).c_str());
   if (j.contains("digest")) std::printf("Digest:       %s\n", str(j["digest"]).c_str());
-  if (j.contains("repoTags")) std::printf("Tags:         %s\n", j["repoTags"].dump().c_str());
+  if (j.contains("repoTags")) std::printf("Tags:         %s\n", str(j["repoTags"]).c_str());
   std::printf("Platform:     %s/%s\n", str(j["os"]).c_str(), str(j["architecture"]).c_str());
   std::printf("Created:      %s\n", str(j["created"]).c_str());
   size_t n = j["layers"].size();
@@ -176,11 +181,11 @@ void print_inspect_text(const nlohmann::json& j) {
   }
   if (c.contains("Labels") && c["Labels"].is_object()) {
     std::printf("Labels:\n");
-    for (const auto& [k, v] : c["Labels"].items()) std::printf("  %s=%s\n", k.c_str(), str(v).c_str());
+    for (const auto& [k, v] : c["Labels"].items()) std::printf("  %s=%s\n", terminal_safe(k).c_str(), str(v).c_str());
   }
   if (j.contains("annotations")) {
     std::printf("Annotations:\n");
-    for (const auto& [k, v] : j["annotations"].items()) std::printf("  %s=%s\n", k.c_str(), str(v).c_str());
+    for (const auto& [k, v] : j["annotations"].items()) std::printf("  %s=%s\n", terminal_safe(k).c_str(), str(v).c_str());
   }
   std::printf("Layers:\n");
   for (const auto& l : j["layers"]) {
@@ -212,7 +217,7 @@ void run_inspect(const InspectArgs& args) {
       j["platforms"] = remote.platforms;
     }
     if (args.json) {
-      std::printf("%s\n", j.dump(2).c_str());
+      std::printf("%s\n", j.dump(2, ' ', true, nlohmann::json::error_handler_t::replace).c_str());  // ASCII: no raw controls
       return;
     }
     print_inspect_text(j);
@@ -227,7 +232,7 @@ void run_inspect(const InspectArgs& args) {
   nlohmann::json j = to_json(img);
   if (args.python) j["python_packages"] = python_packages(args);
   if (args.json) {
-    std::printf("%s\n", j.dump(2).c_str());
+    std::printf("%s\n", j.dump(2, ' ', true, nlohmann::json::error_handler_t::replace).c_str());  // ASCII: no raw controls
     return;
   }
   print_inspect_text(j);

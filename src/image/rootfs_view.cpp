@@ -139,7 +139,8 @@ struct RootfsView::LayerRead {
 
 namespace {
 
-std::shared_ptr<const RootfsView::LayerRead> read_members(LayerArchive& layer_archive, const RootfsView::KeepContent& keep) {
+std::shared_ptr<const RootfsView::LayerRead> read_members(LayerArchive& layer_archive, const RootfsView::KeepContent& keep,
+                                                          RootfsView::MetadataBudget* budget) {
   archive* a = layer_archive.get();
   const std::string& where = layer_archive.where();
   auto out = std::make_shared<RootfsView::LayerRead>();
@@ -153,6 +154,19 @@ std::shared_ptr<const RootfsView::LayerRead> read_members(LayerArchive& layer_ar
       const char* hardlink = archive_entry_hardlink(e);
       if (name && has_dot_dot_component(name)) out->climbing = name;
       else if (hardlink && has_dot_dot_component(hardlink)) out->climbing = std::string(name ? name : "") + " -> " + hardlink;
+    }
+    if (budget) {
+      // Charged before anything is kept: names libarchive has already read are bounded by its own
+      // limits (a PAX header of at most 1 MB), what piles up here is bounded by the budget.
+      const char* hardlink = archive_entry_hardlink(e);
+      const char* symlink = archive_entry_symlink(e);
+      uint64_t name_len = name ? std::strlen(name) : 0, link_len = hardlink ? std::strlen(hardlink) : symlink ? std::strlen(symlink) : 0;
+      if (name_len > RootfsView::MetadataBudget::kMaxPathLength || link_len > RootfsView::MetadataBudget::kMaxPathLength)
+        throw InputError(where + ": the member '" + printable(name ? name : "", 100) + "' has a name or link target of " +
+                             std::to_string(std::max(name_len, link_len)) + " bytes; the most is " +
+                             std::to_string(RootfsView::MetadataBudget::kMaxPathLength) + " (PATH_MAX)",
+                         "the image is hostile or broken");
+      budget->charge_member(name_len + link_len, where);
     }
     if (out->unsafe_name.empty()) {
       const char* hardlink = archive_entry_hardlink(e);
@@ -191,6 +205,7 @@ std::shared_ptr<const RootfsView::LayerRead> read_members(LayerArchive& layer_ar
       int64_t size = archive_entry_size(e);
       m.size = size > 0 ? static_cast<uint64_t>(size) : 0;
       if (m.size <= RootfsView::kMaxKeptFileSize && keep && keep(m.key)) {
+        if (budget) budget->charge_kept(m.size, where);
         std::string data;
         data.reserve(m.size);
         la_ssize_t n;
@@ -213,15 +228,37 @@ std::shared_ptr<const RootfsView::LayerRead> read_members(LayerArchive& layer_ar
 }  // namespace
 
 std::shared_ptr<const RootfsView::LayerRead> RootfsView::read_layer(const ContentStore& store, const Descriptor& layer,
-                                                                    const KeepContent& keep, const std::string& diff_id) {
+                                                                    const KeepContent& keep, const std::string& diff_id,
+                                                                    MetadataBudget* budget) {
   LayerArchive layer_archive(store, layer, diff_id);
-  return read_members(layer_archive, keep);
+  return read_members(layer_archive, keep, budget);
 }
 
 std::shared_ptr<const RootfsView::LayerRead> RootfsView::read_layer(const fs::path& file, const Descriptor& layer,
-                                                                    const KeepContent& keep, const std::string& diff_id) {
+                                                                    const KeepContent& keep, const std::string& diff_id,
+                                                                    MetadataBudget* budget) {
   LayerArchive layer_archive(file, layer, diff_id);
-  return read_members(layer_archive, keep);
+  return read_members(layer_archive, keep, budget);
+}
+
+void RootfsView::MetadataBudget::charge_member(uint64_t path_bytes, const std::string& where) {
+  uint64_t members = members_.fetch_add(1) + 1;
+  uint64_t bytes = path_bytes_.fetch_add(path_bytes) + path_bytes;
+  if (members > max_members_)
+    throw InputError(where + ": more than " + std::to_string(max_members_) + " files in the image(s) read",
+                     "rockpack lists at most that many files; the image is hostile or far larger than any it is meant for");
+  if (bytes > max_path_bytes_)
+    throw InputError(where + ": the file names of the image(s) read take more than " + std::to_string(max_path_bytes_ >> 20) +
+                         " MiB",
+                     "rockpack holds at most that much of names in memory; the image is hostile or far larger than any it "
+                     "is meant for");
+}
+
+void RootfsView::MetadataBudget::charge_kept(uint64_t bytes, const std::string& where) {
+  if (kept_bytes_.fetch_add(bytes) + bytes > max_kept_bytes_)
+    throw InputError(where + ": the package lists (dpkg status, METADATA files) of the image(s) read take more than " +
+                         std::to_string(max_kept_bytes_ >> 20) + " MiB",
+                     "the image is hostile or far larger than any it is meant for");
 }
 
 void RootfsView::add_layer(const ContentStore& store, const Descriptor& layer, const KeepContent& keep) {

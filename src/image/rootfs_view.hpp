@@ -3,6 +3,7 @@
 // recipe steps plan, so later steps can ask what the image holds ("which python3.* are in
 // /usr/bin?", "what does libc.so.6 say its version is?") without unpacking anything to disk.
 // Only the metadata of every path is kept; file contents only for the paths a caller asks for.
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -40,12 +41,39 @@ class RootfsView : public FileTree {
   // share read once) while each view applies them in order. read_layer is a pure function of the
   // blob: the member metadata, the kept contents and the whiteouts, digest verified.
   struct LayerRead;
+  // What the reads of untrusted layers may hold in memory, over every layer charged to it (both
+  // images of a diff): members, the bytes of their paths and link targets, and kept contents. A
+  // 3 MB layer of 150,000 empty files with 3 KB paths would otherwise hold 450 MB of paths, twice.
+  // Thread-safe: the layers are read on several threads.
+  class MetadataBudget {
+   public:
+    // Ten times what the largest images rockpack is made for hold (a ROCm devel image with PyTorch:
+    // ~100,000 files, ~9 MB of paths), and small enough that the worst case stays near 500 MB.
+    static constexpr uint64_t kDefaultMembers = 1'000'000;
+    static constexpr uint64_t kDefaultPathBytes = 96ull << 20;
+    static constexpr uint64_t kDefaultKeptBytes = 256ull << 20;    // dpkg status + METADATA files
+    static constexpr uint64_t kMaxPathLength = 4096;               // PATH_MAX: longer names are refused
+    explicit MetadataBudget(uint64_t members = kDefaultMembers, uint64_t path_bytes = kDefaultPathBytes,
+                            uint64_t kept_bytes = kDefaultKeptBytes)
+        : max_members_(members), max_path_bytes_(path_bytes), max_kept_bytes_(kept_bytes) {}
+    // Counts one member of `where` with `path_bytes` of names; throws rp::InputError past a bound.
+    void charge_member(uint64_t path_bytes, const std::string& where);
+    // Counts `bytes` of kept content; throws rp::InputError past the bound.
+    void charge_kept(uint64_t bytes, const std::string& where);
+
+   private:
+    uint64_t max_members_, max_path_bytes_, max_kept_bytes_;
+    std::atomic<uint64_t> members_{0}, path_bytes_{0}, kept_bytes_{0};
+  };
   // With `diff_id` given, a gzip or plain tar layer's uncompressed bytes are checked against it too.
+  // With `budget`, what the read holds is charged to it (and a single path past kMaxPathLength refused).
   static std::shared_ptr<const LayerRead> read_layer(const ContentStore& store, const Descriptor& layer,
-                                                     const KeepContent& keep, const std::string& diff_id = {});
+                                                     const KeepContent& keep, const std::string& diff_id = {},
+                                                     MetadataBudget* budget = nullptr);
   // The same with the blob read in place from `file` (an OCI layout's blob), hashed as it is read.
   static std::shared_ptr<const LayerRead> read_layer(const fs::path& file, const Descriptor& layer,
-                                                     const KeepContent& keep, const std::string& diff_id = {});
+                                                     const KeepContent& keep, const std::string& diff_id = {},
+                                                     MetadataBudget* budget = nullptr);
   void apply_layer(const LayerRead& layer);
   // The first member of `layer` whose path or hardlink target climbs out of the root ("../"), as
   // "path" or "path -> target"; empty when none does. The view ignores such members; the base

@@ -186,10 +186,12 @@ std::vector<Inventory> take_inventories(const std::vector<ImageBlobs>& images, c
   std::vector<size_t> order(jobs.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return jobs[a].blob->size > jobs[b].blob->size; });
+  // The images are untrusted: what their layers may hold in memory is bounded, over all of them.
+  RootfsView::MetadataBudget budget;
   parallel_for(order.size(), threads, [&](size_t k) {
     Job& job = jobs[order[k]];
-    job.read = job.file ? RootfsView::read_layer(*job.file, *job.blob, keep_content, *job.diff_id)
-                        : RootfsView::read_layer(store, *job.blob, keep_content, *job.diff_id);
+    job.read = job.file ? RootfsView::read_layer(*job.file, *job.blob, keep_content, *job.diff_id, &budget)
+                        : RootfsView::read_layer(store, *job.blob, keep_content, *job.diff_id, &budget);
   });
   std::vector<Inventory> out(images.size());
   parallel_for(images.size(), threads, [&](size_t n) {

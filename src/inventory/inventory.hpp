@@ -62,8 +62,9 @@ struct ImageBlobs {
 // on `threads` threads (0: one per core), biggest first, each verified as it streams (its digest,
 // and its diff_id for a gzip or plain tar layer); then each
 // image's view is assembled from its layers in order (the images on their own threads). A layer two
-// images share is read once. Memory: the metadata of the layers' paths, not their contents.
-// Throws rp::Error for a corrupt layer (the first in image and layer order).
+// images share is read once. Memory: the metadata of the layers' paths, not their contents, bounded
+// over all the images (RootfsView::MetadataBudget: files, path bytes, kept package lists).
+// Throws rp::Error for a corrupt layer (the first in image and layer order), rp::InputError past a bound.
 std::vector<Inventory> take_inventories(const std::vector<ImageBlobs>& images, const ContentStore& store,
                                         bool with_files, unsigned threads = 0);
 

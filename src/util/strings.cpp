@@ -2,6 +2,7 @@
 #include "util/strings.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace rp {
 
@@ -46,6 +47,55 @@ std::string printable(std::string_view s, size_t max) {
     out += (c < 0x20 || c == 0x7f) ? '?' : static_cast<char>(c);
   }
   if (s.size() > max) out += "...";
+  return out;
+}
+
+namespace {
+// The length of the valid UTF-8 sequence at s[i] (1-4), or 0 when the bytes there are not one
+// (overlong forms, surrogates and code points past U+10FFFF included).
+size_t utf8_length(std::string_view s, size_t i) {
+  auto at = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  unsigned char c = at(i);
+  size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  uint32_t cp = n == 1 ? c : c & (0x7f >> n);
+  for (size_t k = 1; k < n; ++k) {
+    if ((at(i + k) & 0xc0) != 0x80) return 0;
+    cp = (cp << 6) | (at(i + k) & 0x3f);
+  }
+  static const uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMin[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+  return n;
+}
+}  // namespace
+
+std::string terminal_safe(std::string_view s) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(s.size());
+  auto hex_escape = [&](unsigned char c) {
+    out += "\\x";
+    out += kHex[c >> 4];
+    out += kHex[c & 15];
+  };
+  for (size_t i = 0; i < s.size();) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c == '\n') out += "\\n", ++i;
+    else if (c == '\t') out += "\\t", ++i;
+    else if (c == '\r') out += "\\r", ++i;
+    else if (c < 0x20 || c == 0x7f) hex_escape(c), ++i;
+    else if (c < 0x80) out += static_cast<char>(c), ++i;
+    else if (size_t n = utf8_length(s, i); n == 0) hex_escape(c), ++i;  // not UTF-8: 0x9b alone is CSI to some terminals
+    else if (n == 2 && c == 0xc2 && static_cast<unsigned char>(s[i + 1]) < 0xa0) {  // C1 control U+0080..U+009F
+      out += "\\u00";
+      out += kHex[static_cast<unsigned char>(s[i + 1]) >> 4];
+      out += kHex[static_cast<unsigned char>(s[i + 1]) & 15];
+      i += 2;
+    } else {
+      out.append(s.substr(i, n));
+      i += n;
+    }
+  }
   return out;
 }
 

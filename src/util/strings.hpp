@@ -28,6 +28,11 @@ bool has_dot_dot_component(std::string_view path);
 
 // For error messages: quotes nothing, replaces control bytes with '?', and cuts long input with "...".
 std::string printable(std::string_view s, size_t max = 200);
+// For text output to a terminal of what an untrusted image says (paths, labels, names): C0 and C1
+// control characters, DEL and bytes that are not UTF-8 become visible escapes ("\n", "\x1b",
+// "\u009b"), so nothing in an image can move the cursor, retitle the window or hide lines.
+// Printable UTF-8 is kept as it is; nothing is cut.
+std::string terminal_safe(std::string_view s);
 // `text` cut to at most `max` bytes (with "... (N bytes)" appended when cut), for quoting untrusted
 // values in messages: a 50 MB name must not be echoed whole.
 std::string shorten(std::string_view text, size_t max = 200);
