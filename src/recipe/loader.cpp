@@ -502,8 +502,11 @@ void Loader::convert(const Document& doc, Recipe& r) {
   if (auto n = root["accounts"]) merge_accounts_section(in, n, r.accounts);
   if (auto n = root["python"]) merge_python_section(in, n, r.python);
   if (auto n = root["rocm"]) merge_rocm_section(in, n, r.rocm);
-  if (auto n = root["run"]) read_run_section(in, n, r.run);
-  if (auto n = root["checks"]) read_run_section(in, n, r.checks, "checks");
+  auto host_path_allowed = [&](const fs::path& p, const std::string& written) {
+    return set_on_command_line(written) || src_allowed(p, in.file().parent_path());
+  };
+  if (auto n = root["run"]) read_run_section(in, n, r.run, "run", host_path_allowed);
+  if (auto n = root["checks"]) read_run_section(in, n, r.checks, "checks", host_path_allowed);
 }
 
 }  // namespace

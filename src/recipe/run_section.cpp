@@ -2,6 +2,8 @@
 
 #include <regex>
 
+#include "util/strings.hpp"
+
 namespace rp::recipe {
 
 namespace {
@@ -12,7 +14,7 @@ const std::vector<std::string> kRunKeys = {"name", "shell", "command", "env", "u
 constexpr uint32_t kMaxTimeout = 7 * 24 * 3600;
 
 void read_item(const DocumentReader& in, const YAML::Node& node, size_t index, std::vector<RunItem>& items,
-               const std::string& section) {
+               const std::string& section, const HostPathAllowed& host_path_allowed) {
   if (!node.IsMap()) {
     in.error(node, "each " + section + ": item must be a mapping (shell: or command:, name:, env:, ...)");
     return;
@@ -67,11 +69,21 @@ void read_item(const DocumentReader& in, const YAML::Node& node, size_t index, s
   if (auto n = node["layer"]) item.layer = in.text(n, "layer").value_or(item.name);
   if (auto n = node["cache_key"]) {
     if (auto list = in.string_list(n, "cache_key"))
-      for (const auto& f : *list) {
+      for (size_t i = 0; i < list->size(); ++i) {
+        const std::string& f = (*list)[i];
         auto p = in.host_path(f);
-        if (!std::filesystem::is_regular_file(p))
-          in.error(n, "cache_key file '" + f + "' does not exist", "paths are relative to the recipe's directory");
-        item.cache_key.push_back(p);
+        // The file's bytes become a cache key and its digest may reach an error: it is read only
+        // where files: src may read, so a recipe cannot probe the host with it.
+        std::string written = n.IsSequence() && i < n.size() ? n[i].Scalar() : f;
+        if (host_path_allowed && !host_path_allowed(p, written))
+          in.error(n, "cache_key file '" + shorten(f) + "' is outside the directory of " + in.file().filename().string() + " (" +
+                          std::filesystem::absolute(in.file().parent_path()).lexically_normal().string() + ")",
+                   "a recipe reads only its own directory, like docker's build context; pass `--allow-path DIR` to let it "
+                   "read DIR too");
+        else if (!std::filesystem::is_regular_file(p))
+          in.error(n, "cache_key file '" + shorten(f) + "' does not exist", "paths are relative to the recipe's directory");
+        else
+          item.cache_key.push_back(p);
       }
   }
   for (const auto& other : items)
@@ -83,12 +95,12 @@ void read_item(const DocumentReader& in, const YAML::Node& node, size_t index, s
 }  // namespace
 
 void read_run_section(const DocumentReader& in, const YAML::Node& node, std::vector<RunItem>& items,
-                      const std::string& section) {
+                      const std::string& section, const HostPathAllowed& host_path_allowed) {
   if (!node.IsSequence()) {
     in.error(node, "'" + section + "' must be a list of items (- shell: ... or - command: [...])");
     return;
   }
-  for (size_t i = 0; i < node.size(); ++i) read_item(in, node[i], items.size(), items, section);
+  for (size_t i = 0; i < node.size(); ++i) read_item(in, node[i], items.size(), items, section, host_path_allowed);
 }
 
 }  // namespace rp::recipe
