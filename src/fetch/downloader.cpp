@@ -19,11 +19,63 @@ bool is_file_url(const std::string& url) { return url.rfind("file://", 0) == 0; 
 
 std::string expected_digest(const DownloadJob& job) { return job.sha256.empty() ? "" : "sha256:" + job.sha256; }
 
+// A download that brought more bytes than its index or lock vouched for. Not retried: the source
+// is wrong (or hostile), not the connection.
+class TooLarge : public Error {
+ public:
+  using Error::Error;
+};
+
+// Passes bytes to the blob writer until there are more than `limit`, then throws TooLarge: an
+// endless or oversized stream stops at the size it should have, not when the disk is full.
+class BoundedSink final : public ByteSink {
+ public:
+  BoundedSink(ByteSink& inner, const DownloadJob& job)
+      : inner_(inner), job_(job), limit_(job.size.value_or(kMaxUnvouchedDownload)) {}
+  void write(const void* data, size_t n) override {
+    count(n);
+    inner_.write(data, n);
+  }
+  void write_shared(const std::shared_ptr<const std::string>& bytes) override {
+    count(bytes->size());
+    inner_.write_shared(bytes);
+  }
+  bool overflowed() const { return overflowed_; }
+  // The error count() threw, again with its hint (curl passes on only the message).
+  TooLarge error() const { return make_error(); }
+
+ private:
+  void count(size_t n) {
+    written_ += n;
+    if (written_ <= limit_) return;
+    overflowed_ = true;
+    throw make_error();
+  }
+  TooLarge make_error() const {
+    return TooLarge(job_.what + " from " + net::redact_url(job_.url) + " is larger than the " + std::to_string(limit_) +
+                       " bytes " + (job_.size ? "its index or lock says it has" : "any download may take") +
+                       "; stopped after " + std::to_string(written_) + " bytes",
+                   job_.size ? "the source serves another file than it lists (or an endless stream); nothing from it was "
+                               "stored or installed"
+                             : "nothing from it was stored or installed");
+  }
+  ByteSink& inner_;
+  const DownloadJob& job_;
+  uint64_t limit_;
+  uint64_t written_ = 0;
+  bool overflowed_ = false;
+};
+
 // A file:// URL: copied through the store's hashing writer like any download.
 DownloadResult copy_local(ContentStore& store, const DownloadJob& job) {
   fs::path path = job.url.substr(7);
+  // Only regular files: a device (/dev/zero) or a FIFO never ends, and its "digest" says nothing.
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec))
+    throw InputError(job.what + ": " + path.string() + " is not a regular file", "a file:// URL must name a file");
   auto writer = store.begin_blob();
-  stream_file(path, *writer);
+  BoundedSink bounded(*writer, job);
+  stream_file(path, bounded);
   DownloadResult r;
   r.size = writer->size();
   r.digest = writer->commit(expected_digest(job));
@@ -40,10 +92,19 @@ std::optional<long> try_fetch(ContentStore& store, const DownloadJob& job, const
   net::HttpRequest req;
   req.url = job.url;
   req.headers = job.headers;
-  req.sink = writer.get();
+  BoundedSink bounded(*writer, job);
+  req.sink = &bounded;
   req.verify_tls = options.verify_tls;
   req.on_progress = [&transfer](uint64_t down, uint64_t total, uint64_t, uint64_t) { transfer.update(down, total); };
-  net::HttpResponse resp = net::perform(req);
+  net::HttpResponse resp;
+  try {
+    resp = net::perform(req);
+  } catch (const Error& e) {
+    // The sink's TooLarge comes back through curl as a plain Error with its message: say it again
+    // with its hint, and never as a broken connection (which would be retried).
+    if (bounded.overflowed()) throw bounded.error();
+    throw;
+  }
   if (!resp.ok()) {
     retry_after = resp.header("retry-after");
     return resp.status;
@@ -120,6 +181,11 @@ std::vector<DownloadResult> download_all(ContentStore& store, const std::vector<
         try {
           r = fetch_one(store, job, options);
         } catch (const DigestMismatch& e) {
+          // A local file's digest is not repeated: the URL may name any file the build can read
+          // (a hand-edited lock), and its hash would leak into the log.
+          if (is_file_url(job.url))
+            throw Error(job.what + " (" + job.url + ") does not have the sha256 " + job.sha256 + " that was expected",
+                        "the local file is not the one that was pinned or locked; nothing from it was installed");
           // Exit 1, not 2: the input (the pin) may well be right; the bytes that came are wrong.
           throw Error(job.what + " from " + net::redact_url(job.url) + " has sha256 " +
                                digest_hex(e.actual()) + ", but " + job.sha256 + " was expected",

@@ -6,6 +6,7 @@
 // a mismatch keeps nothing and names the file, where it came from and the two digests.
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,7 +20,15 @@ struct DownloadJob {
   std::string sha256;       // expected, 64 lowercase hex digits; empty = unverified (recipe opted out)
   net::Headers headers;     // e.g. Authorization for a private index; never logged
   std::string what;         // for messages: "torch 2.10.0a0 (torch-2.10.0a0+rocm7.10-cp311-….whl)"
+  // The size the index or lock vouches for (apt's Size, the lock's size, PEP 691's size): a file
+  // that grows past it fails at once instead of filling the disk. nullopt: unknown; then the file
+  // is bounded by kMaxUnvouchedDownload.
+  std::optional<uint64_t> size;
 };
+
+// The most a download whose size nothing vouches for may take (64 GiB: far past any wheel or .deb,
+// TheRock's largest are ~3 GB): an endless stream ends with an error, not a full disk.
+constexpr uint64_t kMaxUnvouchedDownload = 64ull << 30;
 
 struct DownloadResult {
   std::string digest;      // "sha256:<hex>" of the stored blob

@@ -135,7 +135,7 @@ AptIndexes load_apt_indexes(const std::vector<apt::SourceEntry>& entries,
   for (const auto& w : wanted) {
     const AptSourceState& s = out.sources[w.source];
     jobs.push_back({s.entry.release_directory() + "/" + apt::index_fetch_path(s.release, w.file), w.file.sha256, {},
-                    w.file.path + " of " + s.entry.describe()});
+                    w.file.path + " of " + s.entry.describe(), w.file.size});
   }
   std::vector<DownloadResult> results = download_all(store, jobs, options.downloads);
   for (size_t i = 0; i < wanted.size(); ++i) {

@@ -463,7 +463,8 @@ StepOutput AptStep::plan(const StepContext& context) const {
     rec.requested = r.requested;
     rec.required_by = r.required_by;
     record->packages.push_back(std::move(rec));
-    jobs.push_back({src.deb_base + "/" + p.filename, p.sha256, {}, p.display()});
+    // The signed index's Size bounds the download: an endless stream stops there.
+    jobs.push_back({src.deb_base + "/" + p.filename, p.sha256, {}, p.display(), p.size});
   }
   {
     // The resolution's edges, turned around: the packages each one's Depends/Pre-Depends picked

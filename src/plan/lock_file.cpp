@@ -8,6 +8,7 @@
 
 #include "util/error.hpp"
 #include "util/fs.hpp"
+#include "util/strings.hpp"
 
 namespace rp {
 
@@ -92,6 +93,13 @@ class Reader {
     if (!requested.is_boolean()) fail(field + "requested", "expected true or false");
     out.requested = requested.get<bool>();
     if (out.kind.empty() || out.name.empty()) fail(field, "a component needs a kind and a name");
+    // Every one of these reaches the SBOM, the report and the terminal: a control character
+    // (an escape sequence in a name) is no part of any real name, version, file name or URL.
+    for (const auto& [key, value] : {std::pair<const char*, const std::string*>{"kind", &out.kind}, {"name", &out.name},
+                                     {"version", &out.version}, {"filename", &out.filename}, {"url", &out.url},
+                                     {"origin", &out.origin}, {"layer", &out.layer}})
+      if (std::any_of(value->begin(), value->end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f; }))
+        fail(field + key, "holds a control character: '" + printable(*value, 80) + "'");
     bool hex = out.sha256.size() == 64 &&
                std::all_of(out.sha256.begin(), out.sha256.end(), [](char ch) { return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f'); });
     if (!hex) fail(field + "sha256", "expected 64 lowercase hex digits, got '" + out.sha256.substr(0, 80) + "'");

@@ -17,6 +17,7 @@
 #include "python/index_credentials.hpp"
 #include "python/package_finder.hpp"
 #include "python/record_check.hpp"
+#include "python/closure.hpp"
 #include "python/install_plan.hpp"
 #include "python/license.hpp"
 #include "python/interpreter.hpp"
@@ -30,6 +31,7 @@
 #include "util/digest.hpp"
 #include "util/error.hpp"
 #include "util/parallel.hpp"
+#include "util/strings.hpp"
 
 namespace rp {
 
@@ -379,8 +381,10 @@ std::vector<DownloadedWheel> download_verified(const StepContext& context, pytho
   for (auto& a : artifacts) {
     // Several --hash pins and no hash from the index: any pinned digest will do (checked below).
     std::string expected = a.sha256.empty() && a.accepted_sha256.size() == 1 ? a.accepted_sha256[0] : a.sha256;
+    // The size the lock or the index (PEP 700) gives bounds the download.
     jobs.push_back({a.url, expected, finder.auth_headers_for(a.url),
-                    a.name + " " + a.version.to_string() + " (" + a.filename + (locked ? ", locked in " + context.lock.path : "") + ")"});
+                    a.name + " " + a.version.to_string() + " (" + a.filename + (locked ? ", locked in " + context.lock.path : "") + ")",
+                    a.size});
     out.push_back({std::move(a), {}});
   }
   auto check_arrived = [&](size_t i, const DownloadResult& file) {
@@ -461,8 +465,34 @@ python::InstalledWheel install_one(const StepContext& context, const python::Res
   python::InstalledWheel installed = wheel.artifact.native_sdist
                                          ? additions.native_sdist->install(store.blob_path(wheel.file.digest), target.scheme, o)
                                          : python::install_wheel(store.blob_path(wheel.file.digest), target.scheme, o);
+  // The name and version recorded (SBOM, report, lock) are the ones the resolver or the lock gave;
+  // the file must say the same in its METADATA, or a hand-edited lock would make the records lie
+  // about what the image holds.
+  if (installed.normalized_name != resolved.name || !(installed.version == resolved.version))
+    throw InputError(wheel.artifact.filename + " holds " + printable(installed.name) + " " + installed.version.to_string() +
+                         ", not " + printable(resolved.name) + " " + resolved.version.to_string() +
+                         (context.lock.strict ? " as the lock " + context.lock.path + " says" : " as its index says"),
+                     context.lock.strict ? "the lock was edited by hand or is damaged: run `rockpack lock RECIPE` to write it again"
+                                         : "the index lists the file under another project or version");
   if (additions.on_installed) additions.on_installed(installed, target.scheme);
   return installed;
+}
+
+// build --locked: the locked set must hold every dependency of what it holds (the resolver's
+// output always does; a lock is text and can be edited). Names what is missing.
+void check_locked_closure(const StepContext& context, const std::vector<python::InstalledWheel>& installed,
+                          const std::vector<python::Requirement>& requirements, const python::MarkerEnvironment& environment) {
+  std::vector<python::InstalledDistribution> set;
+  for (const auto& w : installed) set.push_back({w.normalized_name, w.version, w.metadata.requires_dist});
+  auto missing = python::missing_dependencies(requirements, set, environment);
+  if (missing.empty()) return;
+  std::string list;
+  for (size_t i = 0; i < missing.size() && i < 10; ++i)
+    list += (i ? "; " : "") + (missing[i].required_by.empty() ? std::string("the recipe") : missing[i].required_by) +
+            " requires " + printable(missing[i].requirement) + (missing[i].wrong_version ? " (the lock holds another version)" : "");
+  if (missing.size() > 10) list += "; and " + std::to_string(missing.size() - 10) + " more";
+  throw InputError(context.lock.path + " does not hold every dependency of what it locks: " + list,
+                   "the lock was edited by hand or is damaged: run `rockpack lock RECIPE` to write it again");
 }
 
 void finish_install(std::vector<python::InstalledWheel>& installed, const InstallTarget& target,
@@ -506,8 +536,10 @@ void assign_layers(const recipe::PythonSection& effective, const std::vector<pyt
     names_by_layer[layer].push_back(resolved[i].name + "==" + resolved[i].version.to_string());
     PythonPackageRecord p;
     p.component.kind = "python-package";
-    p.component.name = resolved[i].name;
-    p.component.version = resolved[i].version.to_string();
+    // From the file when it was read (install_one checked it against the resolution): the records
+    // say what the image holds.
+    p.component.name = installed.empty() ? resolved[i].name : installed[i].normalized_name;
+    p.component.version = installed.empty() ? resolved[i].version.to_string() : installed[i].version.to_string();
     p.component.url = net::redact_url(artifact.url);
     p.component.sha256 = wheels[i].file.digest.empty() ? artifact.sha256 : digest_hex(wheels[i].file.digest);
     p.component.size = wheels[i].file.digest.empty() ? artifact.size.value_or(0) : wheels[i].file.size;
@@ -556,6 +588,46 @@ std::map<std::string, std::vector<std::string>> lock_inputs(const recipe::Python
   for (const auto& l : reqs.find_links) links.push_back(net::redact_credentials(l));
   for (auto* list : {&requirements, &constraints, &links}) std::sort(list->begin(), list->end());
   return out;
+}
+
+// Whether a lock's file:// URL names a file the recipe itself lets the build read: under the
+// directory of the recipe or of a fragment, a local find-links or index directory, a requirements
+// file's directory, or a wheel the recipe names by path. A hand-edited lock must not make the build
+// read (and hash, and install) any host file: file:///etc/shadow, file:///dev/zero.
+bool locked_file_allowed(const std::string& url, const recipe::Recipe& recipe, const recipe::PythonSection& py,
+                         const Requirements& reqs) {
+  auto local_dir = [](const std::string& location) -> std::optional<fs::path> {
+    if (location.starts_with("file://")) return fs::path(net::percent_decode(location.substr(7)));
+    if (location.starts_with("/")) return fs::path(location);
+    return std::nullopt;
+  };
+  std::error_code ec;
+  fs::path file = fs::weakly_canonical(fs::path(url.substr(7)), ec);
+  if (ec) return false;
+  auto within = [&](const fs::path& dir) {
+    std::error_code dir_ec;
+    fs::path real = fs::weakly_canonical(dir, dir_ec);
+    if (dir_ec) return false;
+    auto rel = file.lexically_relative(real);
+    return !rel.empty() && *rel.begin() != ".." && rel != ".";
+  };
+  std::vector<fs::path> dirs = {recipe.file.parent_path()};
+  for (const auto& f : recipe.included) dirs.push_back(f.parent_path());
+  for (const auto& f : py.requirements) dirs.push_back(f.parent_path());
+  for (const auto& f : py.constraints) dirs.push_back(f.parent_path());
+  for (const auto* links : {&py.find_links, &reqs.find_links})
+    for (const auto& l : *links)
+      if (auto d = local_dir(l)) dirs.push_back(*d);
+  for (const auto& i : py.indexes)
+    if (auto d = local_dir(i.url)) dirs.push_back(*d);
+  for (const auto& i : reqs.extra_indexes)
+    if (auto d = local_dir(i.url)) dirs.push_back(*d);
+  for (const auto& w : py.wheels) {
+    std::optional<fs::path> named = w.path ? w.path : local_dir(w.url);
+    std::error_code wec;
+    if (named && fs::weakly_canonical(*named, wec) == file && !wec) return true;
+  }
+  return std::any_of(dirs.begin(), dirs.end(), within);
 }
 
 // build --locked: the resolution the lock recorded, as the resolver would have returned it (sorted
@@ -656,6 +728,12 @@ PythonStepResult plan_python(const StepContext& context, const recipe::PythonSec
   std::vector<python::WheelArtifact> artifacts;
   if (strict_lock) {
     // build --locked: the locked files, nothing asked of the indexes.
+    for (const auto& c : locked->components)
+      if (c.kind == "python-package" && c.url.starts_with("file://") && !locked_file_allowed(c.url, context.recipe, py, reqs))
+        throw InputError(context.lock.path + ": " + printable(c.name) + " is locked to the local file " + printable(c.url) +
+                             ", which is outside every directory the recipe reads",
+                         "a lock may name local files only where the recipe does (its directory, its find-links and "
+                         "index directories); run `rockpack lock RECIPE` to write the lock again");
     locked_packages(*locked, context.lock.path, additions, resolved, artifacts);
     spdlog::info("python: {} locked package{} from {}", resolved.size(), resolved.size() == 1 ? "" : "s", context.lock.path);
   } else {
@@ -686,6 +764,7 @@ PythonStepResult plan_python(const StepContext& context, const recipe::PythonSec
                                [&](size_t i, const DownloadedWheel& wheel) {
                                  installed[i] = install_one(context, resolved[i], wheel, target, additions);
                                });
+    if (strict_lock) check_locked_closure(context, installed, reqs.requirements, interp.interpreter.marker_environment());
     finish_install(installed, target, additions);
   } else {
     for (auto& a : artifacts) wheels.push_back({std::move(a), {}});
