@@ -18,6 +18,9 @@ class ExternalLayerCache {
   // known to be where the image is going (a registry it can be mounted from). nullopt when it is not
   // listed or cannot be had; an unreachable or damaged cache is a miss with a warning, never an error.
   virtual std::optional<ImageLayer> find(const std::string& content_key) = 0;
+  // find()'s layer for `content_key` turned out not to be what the key's entries make (the layer
+  // builder checks): counted as skipped, not as a hit, and not offered again.
+  virtual void rejected(const std::string& /*content_key*/) {}
   // A layer of this build (built, or found in the store or in this cache), under its content key.
   virtual void add(const std::string& content_key, const ImageLayer& layer) = 0;
 };

@@ -1,7 +1,10 @@
 #include "assemble/layer_builder.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include "assemble/read_ahead.hpp"
 #include "assemble/tar_writer.hpp"
+#include "image/layer_archive.hpp"
 #include "util/background_hashing_sink.hpp"
 #include "util/digest.hpp"
 #include "util/error.hpp"
@@ -47,14 +50,15 @@ nlohmann::json record_of(const ImageLayer& l) {
           {"digest", l.blob.digest},
           {"size", l.blob.size},
           {"diff_id", l.diff_id},
-          {"uncompressed_size", l.uncompressed_size}};
+          {"uncompressed_size", l.uncompressed_size},
+          {"checked", true}};
 }
 
 }  // namespace
 
 std::optional<BuiltLayer> LayerBuilder::lookup(const std::string& kind, const std::string& key) const {
   auto rec = store_.get_record(kind, key);
-  if (!rec) return std::nullopt;
+  if (!rec || !record_is_checked(*rec)) return std::nullopt;
   try {
     BuiltLayer hit;
     hit.from_cache = true;
@@ -73,6 +77,40 @@ std::optional<BuiltLayer> LayerBuilder::lookup(const std::string& kind, const st
     // A damaged record is a cache miss.
   }
   return std::nullopt;
+}
+
+bool LayerBuilder::record_is_checked(const nlohmann::json& record) {
+  return record.is_object() && record.value("checked", false) == true;
+}
+
+std::string LayerBuilder::external_mismatch(const std::vector<Entry>& entries, const ImageLayer& layer) const {
+  // Compression first (cheap): the bytes, the media type and this build must agree, or the image
+  // would name one compression and hold another.
+  const std::string want = LayerArchive::compression_of(options_.compression.media_type());
+  if (LayerArchive::compression_of(layer.blob.media_type) != want)
+    return "its media type " + layer.blob.media_type + " is not this build's " + options_.compression.media_type();
+  if (store_.contains(layer.blob.digest)) {
+    std::string sniffed = LayerArchive::sniff_compression(store_.blob_path(layer.blob.digest));
+    if (sniffed != want) return "its bytes are " + (sniffed == "none" ? std::string("not compressed") : sniffed + "-compressed") +
+                                ", but its media type says " + want;
+  }
+  // Then the contents: the tar these entries make, hashed, must be the layer's uncompressed bytes.
+  // The cache vouches for a digest and a diff_id, but only the entries say what belongs under this
+  // key: a valid layer of other content listed here must not become this step's layer.
+  BackgroundHashingSink hash;
+  TarWriter tar(hash, options_.mtime, nullptr);
+  {
+    ReadAhead ahead(entries, tar, options_.threads);
+    for (size_t i = 0; i < entries.size(); ++i) {
+      tar.add(entries[i], ahead.take(i));
+      ahead.release(i);
+    }
+  }
+  tar.finish();
+  std::string diff_id = hash.finish_digest();
+  if (diff_id != layer.diff_id || hash.count() != layer.uncompressed_size)
+    return "its contents (diff_id " + layer.diff_id + ") are not what this step makes (" + diff_id + ")";
+  return {};
 }
 
 std::optional<BuiltLayer> LayerBuilder::cached(const std::vector<Entry>& entries) const {
@@ -116,7 +154,16 @@ BuiltLayer LayerBuilder::build(const std::string& name, const std::vector<Entry>
     }
     if (!hit && external) {
       // Asked even on a first build of this lineage: on a fresh machine every build is a first one.
-      if (auto layer = external->find(key)) {
+      std::optional<ImageLayer> layer = external->find(key);
+      if (layer) {
+        if (std::string why = external_mismatch(entries, *layer); !why.empty()) {
+          spdlog::warn("the registry cache's layer {} for {} cannot be used, building the layer instead: {}",
+                       layer->blob.digest, name, why);
+          external->rejected(key);
+          layer.reset();
+        }
+      }
+      if (layer) {
         hit = BuiltLayer{*layer, true, true};
         // Downloaded into the store: the next build finds it there. A layer left in the registry
         // (to be mounted where the image is pushed) is not recorded: the store does not hold it.

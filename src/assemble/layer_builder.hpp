@@ -44,6 +44,12 @@ class LayerBuilder {
   // was, the build goes straight to the single streaming pass.
   BuiltLayer build(const std::string& name, const std::vector<Entry>& entries, const std::string& lineage = {});
 
+  // A layer record this version wrote: "checked" says its diff_id is the one its entries make
+  // (built here, or found in a registry cache and checked against the entries). Records without
+  // it come from versions that took registry-cache layers unchecked: lookups ignore them and
+  // `rockpack cache verify` reports them.
+  static bool record_is_checked(const nlohmann::json& record);
+
   // The layer the store already holds for `entries` (found by the quick key: nothing is read or
   // compressed), or nullopt. What `rockpack plan` shows as a layer's digest.
   std::optional<BuiltLayer> cached(const std::vector<Entry>& entries) const;
@@ -55,6 +61,10 @@ class LayerBuilder {
 
  private:
   std::string listing_key(const std::vector<Entry>& entries, bool quick) const;
+  // Why a layer found in the external cache cannot stand for `entries`, or "" when it can: its
+  // diff_id and size must be those of the tar the entries make (written and hashed here, not
+  // compressed), and its blob, when in the store, compressed as its media type and this build say.
+  std::string external_mismatch(const std::vector<Entry>& entries, const ImageLayer& layer) const;
   std::optional<BuiltLayer> lookup(const std::string& kind, const std::string& key) const;
 
   ContentStore& store_;

@@ -4,7 +4,9 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "assemble/layer_builder.hpp"
 #include "cli/progress_display.hpp"
+#include "image/layer_archive.hpp"
 #include "store/cache_admin.hpp"
 #include "store/content_store.hpp"
 #include "util/error.hpp"
@@ -21,6 +23,29 @@ struct CacheArgs {
 };
 
 fs::path root_of(const CacheArgs& a) { return a.cache_dir.empty() ? ContentStore::default_root() : fs::path(a.cache_dir); }
+
+// The layer records (a content key -> a layer) must say they were checked (built here, or a
+// registry-cache layer checked against its entries), and a blob they name must be compressed as
+// their media type says: a record from a version that took registry-cache layers unchecked may
+// map a key to a layer of other content, and no build uses it.
+RecordCheck layer_record_check(const fs::path& root) {
+  RecordCheck c;
+  c.kinds = {"layers", "layers-quick"};
+  c.check = [root](const nlohmann::json& value) -> std::string {
+    if (!LayerBuilder::record_is_checked(value))
+      return "written by an older rockpack that took registry-cache layers unchecked; builds ignore it";
+    std::string digest = value.value("digest", ""), media_type = value.value("mediaType", "");
+    if (digest.size() != 71 || !digest.starts_with("sha256:")) return "names no layer digest";
+    fs::path blob = root / "blobs" / "sha256" / digest.substr(7);
+    std::error_code ec;
+    if (!fs::exists(blob, ec)) return {};  // pruned: the record is a miss, harmless
+    std::string said = LayerArchive::compression_of(media_type);
+    std::string sniffed = LayerArchive::sniff_compression(blob);
+    if (said != sniffed) return "its layer " + digest + " is " + sniffed + "-compressed, the record says " + media_type;
+    return {};
+  };
+  return c;
+}
 }  // namespace
 
 void add_cache_command(CLI::App& app, GlobalOptions&) {
@@ -57,12 +82,18 @@ void add_cache_command(CLI::App& app, GlobalOptions&) {
   CLI::App* verify = cmd->add_subcommand("verify", "Hash every blob against its name (exit 1 when any is bad)");
   verify->add_flag("--repair", args->repair, "Remove the bad blobs (they are fetched or built anew when needed)");
   verify->callback([args] {
-    VerifyResult r = verify_cache(root_of(*args), args->repair);
-    for (const auto& d : r.bad) spdlog::error("{}: blob {} does not match its digest{}", root_of(*args).string(), d, r.repaired ? " (removed)" : "");
-    spdlog::info("{}: {} blob{} checked, {} bad", root_of(*args).string(), r.blobs, r.blobs == 1 ? "" : "s", r.bad.size());
-    if (!r.bad.empty() && !r.repaired)
-      throw Error(std::to_string(r.bad.size()) + " blob" + (r.bad.size() == 1 ? "" : "s") + " in the store are corrupt",
-                  "run `rockpack cache verify --repair` to remove them");
+    fs::path root = root_of(*args);
+    VerifyResult r = verify_cache(root, args->repair, layer_record_check(root));
+    for (const auto& d : r.bad) spdlog::error("{}: blob {} does not match its digest{}", root.string(), d, r.repaired ? " (removed)" : "");
+    for (const auto& d : r.bad_records) spdlog::error("{}: layer record {}{}", root.string(), d, r.repaired ? " (removed)" : "");
+    spdlog::info("{}: {} blob{} checked, {} bad; {} bad layer record{}", root.string(), r.blobs, r.blobs == 1 ? "" : "s",
+                 r.bad.size(), r.bad_records.size(), r.bad_records.size() == 1 ? "" : "s");
+    size_t bad = r.bad.size() + r.bad_records.size();
+    if (bad && !r.repaired)
+      throw Error(std::to_string(r.bad.size()) + " blob" + (r.bad.size() == 1 ? "" : "s") + " and " +
+                      std::to_string(r.bad_records.size()) + " layer record" + (r.bad_records.size() == 1 ? "" : "s") +
+                      " in the store are corrupt or cannot be trusted",
+                  "run `rockpack cache verify --repair` to remove them (what they held is built or fetched anew)");
   });
 }
 

@@ -127,6 +127,29 @@ std::string LayerArchive::error() const {
 
 bool LayerArchive::checks_diff_id(const Descriptor& layer) { return is_gzip(layer) || is_plain_tar(layer); }
 
+std::string LayerArchive::sniff_compression(const fs::path& file) {
+  int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error("cannot open " + file.string() + ": " + std::strerror(errno));
+  unsigned char magic[4] = {};
+  ssize_t n;
+  do n = ::pread(fd, magic, sizeof magic, 0);
+  while (n < 0 && errno == EINTR);
+  int saved = errno;
+  ::close(fd);
+  if (n < 0) throw Error("cannot read " + file.string() + ": " + std::strerror(saved));
+  if (n >= 2 && magic[0] == 0x1f && magic[1] == 0x8b) return "gzip";
+  if (n >= 4 && magic[0] == 0x28 && magic[1] == 0xb5 && magic[2] == 0x2f && magic[3] == 0xfd) return "zstd";
+  return "none";
+}
+
+std::string LayerArchive::compression_of(const std::string& media_type) {
+  if (media_type == media::kOciLayerGzip || media_type == media::kDockerLayerGzip || media_type == media::kDockerForeignLayerGzip)
+    return "gzip";
+  if (media_type == media::kOciLayerZstd) return "zstd";
+  if (media_type == media::kOciLayerTar) return "none";
+  return "";
+}
+
 void LayerArchive::verify_digest() {
   if (reader_->gzip) {
     // The rest of the decompressed stream (the tar's padding): hashed for the diff_id, and the

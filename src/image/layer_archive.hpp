@@ -29,6 +29,13 @@ class LayerArchive {
 
   // Whether verify_digest() checks `layer`'s diff_id too (gzip and plain tar layers).
   static bool checks_diff_id(const Descriptor& layer);
+  // The compression of the blob at `file` by its first bytes (gzip 1f 8b, zstd 28 b5 2f fd, else a
+  // plain tar): "gzip", "zstd" or "none". A media type is only what someone wrote; readers that
+  // trust it (umoci, containerd) refuse a layer whose bytes say otherwise. Throws rp::Error when the
+  // file cannot be read.
+  static std::string sniff_compression(const fs::path& file);
+  // The compression a layer media type names: "gzip", "zstd", "none", or "" for an unknown type.
+  static std::string compression_of(const std::string& media_type);
 
   archive* get() { return archive_; }
   // "layer sha256:...", for messages.

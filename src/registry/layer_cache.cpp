@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "image/layer_archive.hpp"
 #include "image/media_types.hpp"
 #include "output/base_layer_check.hpp"
 #include "registry/auth.hpp"
@@ -71,6 +72,12 @@ bool RegistryLayerCache::make_available(const LayerCacheEntry& entry) {
     if (store_.blob_size(blob.digest) != static_cast<uint64_t>(blob.size))
       throw Error("it has " + std::to_string(store_.blob_size(blob.digest)) + " bytes, the cache says " +
                   std::to_string(blob.size));
+    // The media type is the cache's word; the bytes say what they are. A zstd blob listed as gzip
+    // would make a manifest that umoci and containerd refuse.
+    std::string sniffed = LayerArchive::sniff_compression(store_.blob_path(blob.digest));
+    std::string said = LayerArchive::compression_of(blob.media_type);
+    if (said.empty()) throw Error("its media type " + blob.media_type + " is no layer type");
+    if (sniffed != said) throw Error("its bytes are " + sniffed + ", its media type says " + said);
     // The diff_id goes into the image config: decompress and compare, as for a base layer.
     verify_base_layer(store_, blob.digest, blob.size, entry.layer.diff_id, what);
     remember_repository(store_, from.registry, blob.digest, from.repository);
@@ -98,6 +105,15 @@ std::optional<ImageLayer> RegistryLayerCache::find(const std::string& content_ke
   }
   ++counts_.hits;
   return it->second.layer;
+}
+
+void RegistryLayerCache::rejected(const std::string& content_key) {
+  (void)content_key;  // a key is asked once per build: the entry needs no removal
+  std::lock_guard lock(mu_);
+  if (counts_.hits > 0) {
+    --counts_.hits;
+    ++counts_.skipped;
+  }
 }
 
 void RegistryLayerCache::add(const std::string& content_key, const ImageLayer& layer) {

@@ -58,6 +58,7 @@ class RegistryLayerCache final : public ExternalLayerCache {
 
   std::optional<ImageLayer> find(const std::string& content_key) override;
   void add(const std::string& content_key, const ImageLayer& layer) override;
+  void rejected(const std::string& content_key) override;
 
   // --cache-to: pushes the artifact of every added layer. Returns its manifest digest.
   std::string export_cache();

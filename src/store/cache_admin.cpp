@@ -120,7 +120,7 @@ PruneResult prune_cache(const fs::path& root, const PruneOptions& options) {
   return result;
 }
 
-VerifyResult verify_cache(const fs::path& root, bool repair) {
+VerifyResult verify_cache(const fs::path& root, bool repair, const RecordCheck& records) {
   VerifyResult result;
   std::optional<ExclusiveStoreLock> lock;
   if (repair) lock.emplace(root);
@@ -137,10 +137,29 @@ VerifyResult verify_cache(const fs::path& root, bool repair) {
     }
     if (hash.finish_digest() != "sha256:" + name) result.bad.push_back("sha256:" + name);
   }
+  std::vector<fs::path> bad_record_files;
+  if (records.check)
+    for (const auto& kind : records.kinds)
+      for (const auto& f : files_under(root / "records" / kind)) {
+        std::string why;
+        try {
+          auto j = nlohmann::json::parse(read_file(f.path));
+          why = j.is_object() && j.contains("value") ? records.check(j["value"]) : "not a record";
+        } catch (const std::exception& e) {
+          why = std::string("unreadable: ") + e.what();
+        }
+        if (why.empty()) continue;
+        result.bad_records.push_back(kind + "/" + f.path.filename().string() + ": " + why);
+        bad_record_files.push_back(f.path);
+      }
   if (repair) {
     for (const auto& d : result.bad) {
       std::error_code ec;
       fs::remove(root / "blobs" / "sha256" / digest_hex(d), ec);
+    }
+    for (const auto& f : bad_record_files) {
+      std::error_code ec;
+      fs::remove(f, ec);
     }
     result.repaired = true;
   }

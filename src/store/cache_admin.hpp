@@ -4,9 +4,12 @@
 // Pruning takes the store's lock exclusively (waiting for running builds, which hold it shared:
 // ContentStore), so nothing a build in progress uses is removed.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "util/fs.hpp"
 
@@ -40,10 +43,19 @@ PruneResult prune_cache(const fs::path& root, const PruneOptions& options);
 struct VerifyResult {
   uint64_t blobs = 0;
   std::vector<std::string> bad;  // digests whose content does not hash to their name
+  // Records a RecordCheck refused: "kind/file: why".
+  std::vector<std::string> bad_records;
   bool repaired = false;
 };
-// Hashes every blob; with `repair`, removes the bad ones (under the exclusive lock).
-VerifyResult verify_cache(const fs::path& root, bool repair);
+// Checks the record values of some kinds (the layer records: assemble/layer_builder.hpp knows
+// what makes one trustworthy; this module only walks the files). Returns why a value is bad, or "".
+struct RecordCheck {
+  std::vector<std::string> kinds;
+  std::function<std::string(const nlohmann::json& value)> check;
+};
+// Hashes every blob and runs `records` over its kinds; with `repair`, removes the bad blobs and
+// records (under the exclusive lock).
+VerifyResult verify_cache(const fs::path& root, bool repair, const RecordCheck& records = {});
 
 // "10G", "500M", "1.5GiB", "123" (bytes) -> bytes. Throws rp::InputError.
 // Past 16 EiB (2^64 - 1 bytes) it is refused, never wrapped.
