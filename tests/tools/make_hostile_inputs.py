@@ -111,6 +111,51 @@ def tar_bytes(members, fmt=tarfile.GNU_FORMAT):
     return buf.getvalue()
 
 
+def pax_tar(members):
+    """A tar written by hand, for names no tar library writes: members are (pax, name, kind, data)
+    with `pax` a dict of PAX records (bytes values, any byte allowed: "path" with a NUL in it) put in
+    an extended header before the member; kind file|dir|symlink|hardlink (data: bytes or link target)."""
+    def header(name, typeflag, size, linkname=b""):
+        h = bytearray(512)
+        h[0:len(name[:100])] = name[:100]
+        h[100:108] = b"0000644\0"
+        h[108:116] = b"0000000\0"
+        h[116:124] = b"0000000\0"
+        h[124:136] = b"%011o\0" % size
+        h[136:148] = b"%011o\0" % MTIME
+        h[148:156] = b" " * 8
+        h[156:157] = typeflag
+        h[157:157 + len(linkname[:100])] = linkname[:100]
+        h[257:265] = b"ustar\x0000"
+        h[148:156] = b"%06o\0 " % sum(h)
+        return bytes(h)
+
+    def pad(data):
+        return data + bytes(-len(data) % 512)
+
+    out = []
+    for pax, name, kind, data in members:
+        if pax:
+            records = b""
+            for k, v in pax.items():
+                body = b" " + k.encode() + b"=" + v + b"\n"
+                n = len(body) + 1
+                while len(str(n)) + len(body) != n:
+                    n = len(str(n)) + len(body)
+                records += str(n).encode() + body
+            out += [header(b"PaxHeaders/x", b"x", len(records)), pad(records)]
+        if kind == "file":
+            out += [header(name, b"0", len(data)), pad(data)]
+        elif kind == "dir":
+            out.append(header(name, b"5", 0))
+        elif kind == "symlink":
+            out.append(header(name, b"2", 0, data))
+        elif kind == "hardlink":
+            out.append(header(name, b"1", 0, data))
+    out.append(bytes(1024))
+    return b"".join(out)
+
+
 def gz(data):
     return gzip.compress(data, compresslevel=6, mtime=0)
 
@@ -289,6 +334,10 @@ def base_cases():
     evil = tar_bytes([("etc", "dir", None, 0o755), f(dotdot("oci-dotdot"), "pwned\n")])
     oci_image(os.path.join(d("oci-dotdot-member"), "img"), [evil])
     case("oci-dotdot-member", base_recipe("oci:img:base"), 2, "base", [".."], absent=[escape_path("oci-dotdot")])
+    # A newline in a base layer's member name: refused like a .deb's (dpkg's lists are a path a line).
+    evil = pax_tar([(None, b"etc", "dir", b""), ({"path": b"etc/a\nb"}, b"etc/x", "file", b"x\n")])
+    oci_image(os.path.join(d("oci-newline-member"), "img"), [evil])
+    case("oci-newline-member", base_recipe("oci:img:base"), 2, "base", ["newline", "etc/a?b"])
     evil = tar_bytes([f(escape_path("oci-abs"), "pwned\n")])
     oci_image(os.path.join(d("oci-absolute-member"), "img"), [evil])
     # Accepted (exit 0): a base layer is reused unchanged, nothing of it is written to disk without
@@ -559,6 +608,13 @@ def wheel_cases():
                wheel_bytes("rp-drill", "1.0", mod, extra_raw=[("rp_drill/__init__.py", b"y = 2\n")]), 2,
                ["rp_drill/__init__.py", "twice"])
     wheel_case("whl-not-a-zip", b"PK\x03\x04 this is no zip" * 50, 2, ["rp_drill-1.0-py3-none-any.whl", "zip"])
+    # NUL and newline in member names: one name to the checks, another to every reader after them.
+    # (zipfile cuts names at a NUL: the name is written with a marker byte, then patched in place.)
+    nul_whl = wheel_bytes("rp-drill", "1.0", mod, extra_raw=[("rp_drill/a.py\x01.pth", b"x\n")])
+    wheel_case("whl-nul-member", nul_whl.replace(b"a.py\x01.pth", b"a.py\x00.pth"), 2,
+               ["rp_drill-1.0-py3-none-any.whl", "NUL"])
+    wheel_case("whl-newline-member", wheel_bytes("rp-drill", "1.0", mod, extra_raw=[("rp_drill/a\n.py", b"x\n")]), 2,
+               ["rp_drill-1.0-py3-none-any.whl", "newline"])
     wheel_case("whl-huge-filename", wheel_bytes("rp-drill", "1.0", mod), 2, ["wheel"],
                filename="rp_drill-1.0-" + "p" * 200 + "-none-any.whl")
     # From a loopback index: the zip-slip wheel fetched by name.
@@ -628,19 +684,21 @@ def ar(members):
     return b"".join(out)
 
 
-def deb(control_fields, data_members):
+def deb(control_fields, data_members, raw_data=None):
+    """A .deb; `raw_data` (a tar's bytes) replaces the data.tar made of `data_members`."""
     control = tar_bytes([("./", "dir", None, 0o755), f("./control", control_fields)])
-    data = tar_bytes(data_members)
+    data = raw_data if raw_data is not None else tar_bytes(data_members)
     return ar([("debian-binary", b"2.0\n"), ("control.tar.gz", gz(control)), ("data.tar.gz", gz(data))])
 
 
-def apt_case(name, debs, contains, exit_code=2, absent=(), packages_extra=""):
-    """A flat repository (Packages + Release, trusted: true) holding these debs {package: (fields, bytes)}."""
+def apt_case(name, debs, contains, exit_code=2, absent=(), packages_extra="", endless=False):
+    """A flat repository (Packages + Release, trusted: true) holding these debs {package: (fields, bytes)}.
+    With `endless`, the server streams zeros for each .deb instead (static_server.py's .endless)."""
     repo = os.path.join(OUT, "static", name)
     stanzas = []
     for pkg, (fields, data) in debs.items():
         fn = f"{pkg}_1.0_amd64.deb"
-        write(os.path.join(repo, fn), data)
+        write(os.path.join(repo, fn + (".endless" if endless else "")), data)
         stanzas.append(f"{fields}Filename: ./{fn}\nSize: {len(data)}\nSHA256: {sha256(data)}\n{packages_extra}")
     packages = "\n".join(stanzas).encode()
     write(os.path.join(repo, "Packages"), packages)
@@ -676,6 +734,36 @@ def apt_cases():
              ["rp-weird", "Pre-Depends"], exit_code=1)
     apt_case("deb-not-an-ar", {"rp-junk": (control("rp-junk"), b"!<arch>\nthis is not an ar member" * 10)},
              ["rp-junk"], exit_code=1)
+    # A NUL in a PAX path: checked as "var/lib/dpkg/status\0forged", written where every reader
+    # stops at the NUL (the image's dpkg database would list what the SBOM does not).
+    nul = pax_tar([(None, b"./", "dir", b""), ({"path": b"./var/lib/dpkg/status\0forged"}, b"./placeholder", "file",
+                                                 b"Package: forged\nStatus: install ok installed\nVersion: 6.6.6\n")])
+    apt_case("deb-pax-nul-path", {"rp-nul": (control("rp-nul"), deb(control("rp-nul"), None, raw_data=nul))},
+             ["rp-nul", "NUL", "var/lib/dpkg/status?forged"])
+    nul_link = pax_tar([(None, b"./", "dir", b""), ({"linkpath": b"/etc/passwd\0x"}, b"./evil", "symlink", b"x")])
+    apt_case("deb-pax-nul-linkpath", {"rp-nullink": (control("rp-nullink"), deb(control("rp-nullink"), None, raw_data=nul_link))},
+             ["rp-nullink", "NUL", "link target"])
+    # A newline in a member name would split dpkg's info/<package>.list into two paths.
+    newline = pax_tar([(None, b"./", "dir", b""), ({"path": b"./usr/share/a\n/etc/shadow"}, b"./x", "file", b"x\n")])
+    apt_case("deb-newline-member", {"rp-nl": (control("rp-nl"), deb(control("rp-nl"), None, raw_data=newline))},
+             ["rp-nl", "newline"])
+    # Hardlinks to a directory or to a symlink: dpkg refuses both; umoci cannot unpack the first.
+    apt_case("deb-hardlink-to-dir", {"rp-hldir": (control("rp-hldir"), deb(control("rp-hldir"), [
+        ("./", "dir", None, 0o755), ("./usr", "dir", None, 0o755), ("./usr/lnk", "hardlink", "./usr", 0o755)]))},
+        ["rp-hldir", "hardlink", "directory"])
+    apt_case("deb-hardlink-to-symlink", {"rp-hlsym": (control("rp-hlsym"), deb(control("rp-hlsym"), [
+        ("./", "dir", None, 0o755), ("./s", "symlink", "/etc/passwd", 0o777), ("./h", "hardlink", "./s", 0o644)]))},
+        ["rp-hlsym", "hardlink", "symlink"])
+    # A mirror streaming an endless .deb whose (signed) Size is 2 KB: stops at the Size, fast.
+    small = deb(control("rp-endless"), [("./", "dir", None, 0o755), f("./usr/x", "x" * 1000)])
+    apt_case("deb-endless-stream", {"rp-endless": (control("rp-endless"), small)},
+             ["rp-endless", "larger than the", str(len(small))], exit_code=1, endless=True)
+    # A 200 KB line in conffiles is a warning, cut, not echoed whole (the drill caps the output).
+    conf_control = tar_bytes([("./", "dir", None, 0o755), f("./control", control("rp-conf")),
+                              f("./conffiles", "/etc/" + "c" * (200 * 1024) + "\n")])
+    conf_deb = ar([("debian-binary", b"2.0\n"), ("control.tar.gz", gz(conf_control)),
+                   ("data.tar.gz", gz(tar_bytes([("./", "dir", None, 0o755)])))])
+    apt_case("deb-huge-conffile-line", {"rp-conf": (control("rp-conf"), conf_deb)}, ["conffile", "..."], exit_code=0)
     # Signed repositories (tests/integration/lib/apt_repo.sh): tampered indexes, missing or wrong signatures.
     for variant, words in (("tampered-packages", ["sha256", "Packages"]), ("unsigned", ["is not signed"]),
                            ("wrong-key", ["signature verification failed", "test.asc"]),

@@ -6,6 +6,8 @@ pre-generated PEP 503 index such as TheRock's (tests/tools/make_therock_index.py
 
   /a/b/        -> DIR/a/b/index.html, else DIR/a/b/index.json (as application/vnd.pypi.simple.v1+json)
   /a/b/file    -> DIR/a/b/file, with single byte ranges (Range: bytes=A-B, A-, -N) answered 206
+  /a/b/file    -> when only DIR/a/b/file.endless exists: an endless body of zeros without a
+                  Content-Length (a hostile mirror; the client must stop at the size it was promised)
   /__stats     -> JSON {"requests": {path: count}, "bytes": {path: body bytes sent}} over every
                   other request (paths percent-decoded); /__stats?reset=1 clears them
 Anything else, or a path leaving DIR, is 404. Standard library only.
@@ -92,6 +94,22 @@ class Handler(BaseHTTPRequestHandler):
             full = page if os.path.isfile(page) else os.path.join(full, "index.json")
         return full if os.path.isfile(full) else None
 
+    def send_endless(self, path):
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        sent = 0
+        chunk = bytes(1 << 16)
+        try:
+            while self.command != "HEAD":
+                self.wfile.write(chunk)
+                sent += len(chunk)
+        except OSError:
+            pass  # the client hung up: what it should do
+        self.stats.record(path, sent)
+
     def do_HEAD(self):
         self.do_GET()
 
@@ -103,6 +121,9 @@ class Handler(BaseHTTPRequestHandler):
             self.send_body(200, body, "application/json")
             return
         full = self.resolve(path)
+        if full is None and self.resolve(path + ".endless") is not None:
+            self.send_endless(path)
+            return
         if full is None:
             self.send_body(404, b"not found\n", path=path)
             return
