@@ -1,10 +1,12 @@
 // Fuzzes the parsers of files found inside wheels (METADATA, WHEEL, entry_points.txt), wheel file
-// names and URL resolution.
+// names and URL resolution; and the closure check of a locked set over a METADATA's Requires-Dist
+// (its extras loop must end, whatever the requirements say).
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include "net/url.hpp"
+#include "python/closure.hpp"
 #include "python/core_metadata.hpp"
 #include "python/entry_points.hpp"
 #include "python/wheel_filename.hpp"
@@ -13,7 +15,11 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view input(reinterpret_cast<const char*>(data), size);
   try {
-    (void)rp::python::CoreMetadata::parse(input);
+    auto metadata = rp::python::CoreMetadata::parse(input);
+    static const auto env = rp::python::MarkerEnvironment::for_python("3.11", "x86_64");
+    // The distribution requires itself and what it names; the set holds it once.
+    std::vector<rp::python::InstalledDistribution> set = {{metadata.normalized_name(), metadata.version, metadata.requires_dist}};
+    (void)rp::python::missing_dependencies(metadata.requires_dist, set, env);
   } catch (const rp::InputError&) {
   }
   try {

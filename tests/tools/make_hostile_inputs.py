@@ -190,14 +190,14 @@ class Layout:
               json.dumps({"schemaVersion": 2, "mediaType": MT_INDEX, "manifests": manifests}))
 
 
-def image_json(layers, diff_ids):
+def image_json(layers, diff_ids, config=None):
     """The config blob of an image whose layers have these diff_ids (`layers` only documents the call)."""
-    config = {"architecture": "amd64", "os": "linux", "config": {},
+    config = {"architecture": "amd64", "os": "linux", "config": config or {},
               "rootfs": {"type": "layers", "diff_ids": diff_ids}}
     return json.dumps(config, sort_keys=True).encode()
 
 
-def oci_image(path, layer_tars, tag="base", diff_ids=None, tamper=None, compressed=None):
+def oci_image(path, layer_tars, tag="base", diff_ids=None, tamper=None, compressed=None, config=None):
     """An OCI layout with one image of these (uncompressed) layer tars, tagged `tag`.
     tamper(kind) hooks: 'missing' leaves the first layer blob out, 'digest' stores other bytes under
     its name, 'size' gives the descriptor a wrong size."""
@@ -218,7 +218,7 @@ def oci_image(path, layer_tars, tag="base", diff_ids=None, tamper=None, compress
             d["size"] = len(blob) + 7
         descs.append(d)
     ids = diff_ids or ["sha256:" + sha256(t) for t in layer_tars]
-    cfg = lay.blob(image_json(layer_tars, ids))
+    cfg = lay.blob(image_json(layer_tars, ids, config))
     manifest = {"schemaVersion": 2, "mediaType": MT_MANIFEST,
                 "config": {"mediaType": MT_CONFIG, **cfg}, "layers": descs}
     m = lay.blob(json.dumps(manifest, sort_keys=True).encode())
