@@ -10,7 +10,7 @@ class StoreFileFetcher final : public net::FileFetcher {
  public:
   StoreFileFetcher(ContentStore& store, DownloadOptions options) : store_(store), options_(std::move(options)) {}
   fs::path fetch(const net::RemoteFile& file) override {
-    DownloadResult got = download_all(store_, {{file.url, file.sha256, file.headers, file.what}}, options_).front();
+    DownloadResult got = download_all(store_, {{file.url, file.sha256, file.headers, file.what, std::nullopt}}, options_).front();
     return store_.blob_path(got.digest);
   }
 

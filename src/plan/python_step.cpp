@@ -260,7 +260,7 @@ PlannedInterpreter plan_interpreter(const StepContext& context, const recipe::Py
   std::string path;
   if (py.standalone) {
     const recipe::PythonStandalone& s = *py.standalone;
-    DownloadJob job{s.path ? file_url(*s.path) : s.url, s.sha256, {}, "the standalone Python archive"};
+    DownloadJob job{s.path ? file_url(*s.path) : s.url, s.sha256, {}, "the standalone Python archive", std::nullopt};
     std::string archive_name = job.url.substr(job.url.find_last_of('/') + 1);
     DownloadResult got = download_all(store, {job}, context.downloads).front();
     auto archive = open_store_archive(store, got.digest, archive_name);

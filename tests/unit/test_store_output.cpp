@@ -108,7 +108,7 @@ TEST_CASE("download_all: each file is handed on as soon as it is in the store, a
   for (const char* name : {"a.whl", "b.whl", "c.whl"}) {
     std::string bytes = std::string("bytes of ") + name;
     auto file = dir.write(std::string("files/") + name, bytes);
-    jobs.push_back({"file://" + file.string(), digest_hex(sha256_digest(bytes)), {}, name});
+    jobs.push_back({"file://" + file.string(), digest_hex(sha256_digest(bytes)), {}, name, std::nullopt});
   }
   std::mutex mu;
   std::vector<size_t> ready;
