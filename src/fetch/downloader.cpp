@@ -28,9 +28,9 @@ class TooLarge : public Error {
 
 // Passes bytes to the blob writer until there are more than `limit`, then throws TooLarge: an
 // endless or oversized stream stops at the size it should have, not when the disk is full.
-class BoundedSink final : public ByteSink {
+class SizeBoundSink final : public ByteSink {
  public:
-  BoundedSink(ByteSink& inner, const DownloadJob& job)
+  SizeBoundSink(ByteSink& inner, const DownloadJob& job)
       : inner_(inner), job_(job), limit_(job.size.value_or(kMaxUnvouchedDownload)) {}
   void write(const void* data, size_t n) override {
     count(n);
@@ -74,7 +74,7 @@ DownloadResult copy_local(ContentStore& store, const DownloadJob& job) {
   if (!fs::is_regular_file(path, ec))
     throw InputError(job.what + ": " + path.string() + " is not a regular file", "a file:// URL must name a file");
   auto writer = store.begin_blob();
-  BoundedSink bounded(*writer, job);
+  SizeBoundSink bounded(*writer, job);
   stream_file(path, bounded);
   DownloadResult r;
   r.size = writer->size();
@@ -92,7 +92,7 @@ std::optional<long> try_fetch(ContentStore& store, const DownloadJob& job, const
   net::HttpRequest req;
   req.url = job.url;
   req.headers = job.headers;
-  BoundedSink bounded(*writer, job);
+  SizeBoundSink bounded(*writer, job);
   req.sink = &bounded;
   req.verify_tls = options.verify_tls;
   req.on_progress = [&transfer](uint64_t down, uint64_t total, uint64_t, uint64_t) { transfer.update(down, total); };

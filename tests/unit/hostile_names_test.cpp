@@ -52,7 +52,7 @@ std::string ustar_header(const std::string& name, char type, size_t size, const 
   return h;
 }
 
-std::string padded(std::string data) {
+std::string tar_padded(std::string data) {
   data.resize((data.size() + 511) / 512 * 512, '\0');
   return data;
 }
@@ -69,9 +69,9 @@ std::string pax_record(const std::string& key, const std::string& value) {
 std::string pax_tar(const std::string& records, const std::string& name, char type, const std::string& data,
                     const std::string& link = "") {
   std::string out;
-  if (!records.empty()) out += ustar_header("PaxHeaders/x", 'x', records.size()) + padded(records);
+  if (!records.empty()) out += ustar_header("PaxHeaders/x", 'x', records.size()) + tar_padded(records);
   out += ustar_header(name, type, type == '0' ? data.size() : 0, link);
-  if (type == '0') out += padded(data);
+  if (type == '0') out += tar_padded(data);
   out += std::string(1024, '\0');
   return out;
 }
@@ -86,7 +86,7 @@ std::string index_error(const TempDir& dir, const std::string& tar) {
   }
 }
 
-Entry text_file(const std::string& path, const std::string& content) {
+Entry hostile_text_file(const std::string& path, const std::string& content) {
   Entry e;
   e.path = path;
   e.type = EntryType::kFile;
@@ -96,7 +96,7 @@ Entry text_file(const std::string& path, const std::string& content) {
   return e;
 }
 
-class FakeCache final : public ExternalLayerCache {
+class RejectingCache final : public ExternalLayerCache {
  public:
   std::map<std::string, ImageLayer> listed;
   int rejected_count = 0;
@@ -126,8 +126,8 @@ TEST_CASE("member names: a NUL or newline in a PAX path, linkpath or GNU long na
   CHECK_MESSAGE(msg.find("NUL") != std::string::npos, msg);
   // A GNU long name ('L') with a newline.
   std::string gnu_name = "./" + std::string(150, 'a') + "\nb";
-  std::string gnu = ustar_header("././@LongLink", 'L', gnu_name.size() + 1) + padded(gnu_name + '\0') +
-                    ustar_header("./short", '0', 1) + padded("x") + std::string(1024, '\0');
+  std::string gnu = ustar_header("././@LongLink", 'L', gnu_name.size() + 1) + tar_padded(gnu_name + '\0') +
+                    ustar_header("./short", '0', 1) + tar_padded("x") + std::string(1024, '\0');
   msg = index_error(dir, gnu);
   CHECK_MESSAGE(msg.find("newline") != std::string::npos, msg);
 
@@ -238,7 +238,7 @@ TEST_CASE("inventory reads: files, path bytes and name length are bounded, with 
   TempDir dir;
   ContentStore store(dir.path / "store");
   std::vector<Entry> entries;
-  for (int i = 0; i < 50; ++i) entries.push_back(text_file("d/" + std::string(200, 'p') + std::to_string(i), ""));
+  for (int i = 0; i < 50; ++i) entries.push_back(hostile_text_file("d/" + std::string(200, 'p') + std::to_string(i), ""));
   finalize_entries(entries);
   LayerBuilder builder(store, LayerOptions{Compression::parse("gzip"), 0, 1, false, nullptr});
   BuiltLayer built = builder.build("many", entries);
@@ -259,7 +259,7 @@ TEST_CASE("inventory reads: files, path bytes and name length are bounded, with 
   // A single name longer than PATH_MAX.
   std::string long_path;
   for (int i = 0; i < 50; ++i) long_path += std::string(99, 'l') + "/";
-  std::vector<Entry> long_one{text_file(long_path + "f", "")};
+  std::vector<Entry> long_one{hostile_text_file(long_path + "f", "")};
   finalize_entries(long_one);
   BuiltLayer long_layer = builder.build("long", long_one);
   RootfsView::MetadataBudget budget;
@@ -272,14 +272,14 @@ TEST_CASE("inventory reads: files, path bytes and name length are bounded, with 
 TEST_CASE("registry layer cache: a layer listed under another content key is not taken, nor recorded") {
   TempDir dir;
   ContentStore store(dir.path / "store");
-  std::vector<Entry> mine{text_file("etc/app.conf", "mine\n")};
-  std::vector<Entry> other{text_file("etc/app.conf", "FORGED\n")};
+  std::vector<Entry> mine{hostile_text_file("etc/app.conf", "mine\n")};
+  std::vector<Entry> other{hostile_text_file("etc/app.conf", "FORGED\n")};
   finalize_entries(mine);
   finalize_entries(other);
   LayerBuilder plain(store, LayerOptions{Compression::parse("gzip"), 0, 1, false, nullptr});
   ImageLayer forged = plain.build("other", other).layer;  // valid digest and diff_id, other content
 
-  FakeCache cache;
+  RejectingCache cache;
   LayerBuilder builder(store, LayerOptions{Compression::parse("gzip"), 0, 1, true, &cache});
   cache.listed[builder.cache_key(mine)] = forged;
   BuiltLayer got = builder.build("mine", mine, "recipe/mine");
@@ -294,12 +294,12 @@ TEST_CASE("registry layer cache: a layer listed under another content key is not
 
   // A media type lie: the right contents, zstd bytes listed as gzip.
   LayerBuilder zstd_builder(store, LayerOptions{Compression::parse("zstd"), 0, 1, false, nullptr});
-  std::vector<Entry> third{text_file("etc/third", "3\n")};
+  std::vector<Entry> third{hostile_text_file("etc/third", "3\n")};
   finalize_entries(third);
   ImageLayer lying = zstd_builder.build("third", third).layer;
   lying.blob.media_type = media::kOciLayerGzip;
   CHECK(LayerArchive::sniff_compression(store.blob_path(lying.blob.digest)) == "zstd");
-  FakeCache cache2;
+  RejectingCache cache2;
   LayerBuilder gz_builder(store, LayerOptions{Compression::parse("gzip"), 0, 1, true, &cache2});
   cache2.listed[gz_builder.cache_key(third)] = lying;
   BuiltLayer third_got = gz_builder.build("third", third, "recipe/third");
@@ -314,7 +314,7 @@ TEST_CASE("cache verify: a layer record without the check mark (an older, poison
   std::string key;
   {
     ContentStore store(root);
-    std::vector<Entry> e{text_file("a", "a\n")};
+    std::vector<Entry> e{hostile_text_file("a", "a\n")};
     finalize_entries(e);
     LayerBuilder builder(store, LayerOptions{Compression::parse("gzip"), 0, 1, true, nullptr});
     BuiltLayer built = builder.build("a", e, "r/a");
