@@ -79,7 +79,7 @@ void add_cache_command(CLI::App& app, GlobalOptions&) {
     spdlog::info("{}: removed {} file{} ({})", root_of(*args).string(), r.files, r.files == 1 ? "" : "s", human_bytes(r.bytes));
   });
 
-  CLI::App* verify = cmd->add_subcommand("verify", "Hash every blob against its name (exit 1 when any is bad)");
+  CLI::App* verify = cmd->add_subcommand("verify", "Hash every blob against its name and check the layer records (exit 1 when any is bad)");
   verify->add_flag("--repair", args->repair, "Remove the bad blobs (they are fetched or built anew when needed)");
   verify->callback([args] {
     fs::path root = root_of(*args);
