@@ -468,11 +468,12 @@ python::InstalledWheel install_one(const StepContext& context, const python::Res
   // The name and version recorded (SBOM, report, lock) are the ones the resolver or the lock gave;
   // the file must say the same in its METADATA, or a hand-edited lock would make the records lie
   // about what the image holds.
+  const bool from_lock = context.lock && context.lock.strict;
   if (installed.normalized_name != resolved.name || !(installed.version == resolved.version))
     throw InputError(wheel.artifact.filename + " holds " + printable(installed.name) + " " + installed.version.to_string() +
                          ", not " + printable(resolved.name) + " " + resolved.version.to_string() +
-                         (context.lock.strict ? " as the lock " + context.lock.path + " says" : " as its index says"),
-                     context.lock.strict ? "the lock was edited by hand or is damaged: run `rockpack lock RECIPE` to write it again"
+                         (from_lock ? " as the lock " + context.lock.path + " says" : " as its index says"),
+                     from_lock ? "the lock was edited by hand or is damaged: run `rockpack lock RECIPE` to write it again"
                                          : "the index lists the file under another project or version");
   if (additions.on_installed) additions.on_installed(installed, target.scheme);
   return installed;
