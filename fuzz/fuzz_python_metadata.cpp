@@ -18,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto metadata = rp::python::CoreMetadata::parse(input);
     static const auto env = rp::python::MarkerEnvironment::for_python("3.11", "x86_64");
     // The distribution requires itself and what it names; the set holds it once.
-    std::vector<rp::python::InstalledDistribution> set = {{metadata.normalized_name(), metadata.version, metadata.requires_dist}};
+    std::vector<rp::python::LockedDistribution> set = {{metadata.normalized_name(), metadata.version, metadata.requires_dist}};
     (void)rp::python::missing_dependencies(metadata.requires_dist, set, env);
   } catch (const rp::InputError&) {
   }

@@ -483,7 +483,7 @@ python::InstalledWheel install_one(const StepContext& context, const python::Res
 // output always does; a lock is text and can be edited). Names what is missing.
 void check_locked_closure(const StepContext& context, const std::vector<python::InstalledWheel>& installed,
                           const std::vector<python::Requirement>& requirements, const python::MarkerEnvironment& environment) {
-  std::vector<python::InstalledDistribution> set;
+  std::vector<python::LockedDistribution> set;
   for (const auto& w : installed) set.push_back({w.normalized_name, w.version, w.metadata.requires_dist});
   auto missing = python::missing_dependencies(requirements, set, environment);
   if (missing.empty()) return;

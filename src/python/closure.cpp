@@ -8,9 +8,9 @@
 namespace rp::python {
 
 std::vector<MissingDependency> missing_dependencies(const std::vector<Requirement>& requirements,
-                                                    const std::vector<InstalledDistribution>& installed,
+                                                    const std::vector<LockedDistribution>& installed,
                                                     const MarkerEnvironment& environment) {
-  std::map<std::string, const InstalledDistribution*> by_name;
+  std::map<std::string, const LockedDistribution*> by_name;
   for (const auto& d : installed) by_name.emplace(d.name, &d);
 
   // The extras asked of each distribution, to a fixed point: a requirement that applies only with

@@ -13,7 +13,7 @@
 
 namespace rp::python {
 
-struct InstalledDistribution {
+struct LockedDistribution {
   std::string name;  // normalized
   Version version;
   std::vector<Requirement> requires_dist;  // from its METADATA
@@ -30,7 +30,7 @@ struct MissingDependency {
 // Every unmet requirement, in a stable order (by dependent, then requirement). Pre-releases count
 // as matching (a lock may well hold one).
 std::vector<MissingDependency> missing_dependencies(const std::vector<Requirement>& requirements,
-                                                    const std::vector<InstalledDistribution>& installed,
+                                                    const std::vector<LockedDistribution>& installed,
                                                     const MarkerEnvironment& environment);
 
 }  // namespace rp::python

@@ -364,7 +364,7 @@ TEST_CASE("locked python sets: every Requires-Dist must be in the set, extras an
   auto env = python::MarkerEnvironment::for_python("3.11", "x86_64");
   auto req = [](const char* s) { return python::Requirement::parse(s); };
   auto v = [](const char* s) { return python::Version::parse(s); };
-  std::vector<python::InstalledDistribution> set = {
+  std::vector<python::LockedDistribution> set = {
       {"torch", v("2.1"), {req("filelock"), req("sympy>=1.0"), req("triton; extra == 'gpu'"), req("pywin32; sys_platform == 'win32'")}},
       {"filelock", v("3.0"), {}},
       {"sympy", v("1.12"), {req("mpmath")}},
