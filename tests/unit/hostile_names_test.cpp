@@ -258,7 +258,10 @@ TEST_CASE("inventory reads: files, path bytes and name length are bounded, with 
   CHECK_THROWS_AS(RootfsView::read_layer(store, blob, nullptr, built.layer.diff_id, &shared), InputError);
   // A single name longer than PATH_MAX.
   std::string long_path;
-  for (int i = 0; i < 50; ++i) long_path += std::string(99, 'l') + "/";
+  for (int i = 0; i < 50; ++i) {
+    long_path.append(99, 'l');
+    long_path.push_back('/');
+  }
   std::vector<Entry> long_one{hostile_text_file(long_path + "f", "")};
   finalize_entries(long_one);
   BuiltLayer long_layer = builder.build("long", long_one);
