@@ -33,9 +33,9 @@ namespace {
 std::string ustar_header(const std::string& name, char type, size_t size, const std::string& link = "") {
   std::string h(512, '\0');
   h.replace(0, std::min<size_t>(name.size(), 100), name.substr(0, 100));
-  h.replace(100, 8, "0000644");
-  h.replace(108, 8, "0000000");
-  h.replace(116, 8, "0000000");
+  h.replace(100, 7, "0000644");
+  h.replace(108, 7, "0000000");
+  h.replace(116, 7, "0000000");
   char octal[16];
   std::snprintf(octal, sizeof octal, "%011zo", size);
   h.replace(124, 11, octal);
@@ -289,7 +289,10 @@ TEST_CASE("registry layer cache: a layer listed under another content key is not
   CHECK_FALSE(got.from_external_cache);
   CHECK(cache.rejected_count == 1);
   CHECK(got.layer.diff_id != forged.diff_id);
-  CHECK(test::read_tar(store.read_all(got.layer.blob.digest)).at(0).data == "mine\n");
+  std::string content;
+  for (const auto& m : test::read_tar(store.read_all(got.layer.blob.digest)))
+    if (m.path == "etc/app.conf") content = m.data;
+  CHECK(content == "mine\n");
   // The store did not record the forged layer under the key: a later build without the cache
   // builds (or finds) the real one.
   LayerBuilder later(store, LayerOptions{Compression::parse("gzip"), 0, 1, true, nullptr});
