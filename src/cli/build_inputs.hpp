@@ -16,7 +16,8 @@ namespace rp::cli {
 std::map<std::string, std::string> parse_set_args(const std::vector<std::string>& pairs);
 // $SOURCE_DATE_EPOCH when set; throws InputError when it is not a non-negative integer.
 std::optional<int64_t> source_date_epoch_from_env();
-recipe::LoadOptions load_options(const std::vector<std::string>& set_pairs);
+// `variant`: one variant of the recipe's matrix: (its args and tags), or empty.
+recipe::LoadOptions load_options(const std::vector<std::string>& set_pairs, const std::string& variant = {});
 
 // Loads the recipe and plans the build: the base (make_plan), then every step (run_steps) in
 // `steps.mode` — kOffline for `validate` (every check that needs no network), kResolve for `plan`,
@@ -30,6 +31,6 @@ struct LoadedPlan {
 LoadedPlan load_and_plan(const std::string& recipe_file, const std::vector<std::string>& set_pairs,
                          PlanOptions plan_options = {}, const std::optional<Platform>& platform = {},
                          const StepRunOptions& steps = StepRunOptions::offline(),
-                         const std::vector<std::string>& allow_paths = {});
+                         const std::vector<std::string>& allow_paths = {}, const std::string& variant = {});
 
 }  // namespace rp::cli

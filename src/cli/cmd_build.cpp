@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "plan/image_assembler.hpp"
+#include "cli/build_family.hpp"
 #include "cli/build_inputs.hpp"
 #include "cli/build_report.hpp"
 #include "cli/build_sbom.hpp"
@@ -62,7 +63,23 @@ struct BuildArgs {
   std::string lock_file;          // --lock FILE (default RECIPE.lock)
   bool store_only = false;        // --store-only: download nothing; every file must be in the store
   RegistryFlags registry;
+  std::string variant;            // --variant NAME: one variant of the recipe's matrix:
+  bool all_variants = false;      // --all-variants: the whole family (cli/build_family.cpp)
+  bool keep_going = false;        // --keep-going: with --all-variants, deliver the variants that built
 };
+
+// --all-variants: the flags a family build takes; the ones it does not are refused.
+FamilyBuildArgs family_args(const BuildArgs& a) {
+  const std::pair<bool, const char*> refused[] = {
+      {!a.variant.empty(), "--variant"},       {!a.sbom_file.empty(), "--sbom"},
+      {!a.resolved_file.empty(), "--resolved"}, {!a.compare_to.empty(), "--compare-to"},
+      {a.locked || !a.lock_file.empty(), "--locked"}};
+  for (const auto& [given, flag] : refused)
+    if (given) throw InputError(std::string(flag) + " does not go with --all-variants", "build that variant alone with --variant NAME");
+  return {a.recipe, a.set, a.allow_paths, a.outputs, a.push, a.cache_dir, a.compression, a.threads, a.no_cache,
+          a.revision, a.source, a.metadata_file, a.report_file, a.report_markdown_file, a.insecure_downloads, a.strict,
+          a.cache_from, a.cache_to, a.platform, a.dry_run, a.json, a.store_only, a.keep_going, a.registry};
+}
 
 // --push REF: a reference without tag or digest gets every recipe tag (or :latest when it has none).
 std::vector<registry::Reference> push_references(const std::vector<std::string>& args,
@@ -118,6 +135,10 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 }
 
 void run_build(const BuildArgs& args) {
+  // `plan` (and --dry-run) without --variant shows every variant of a recipe with a matrix:.
+  if (args.all_variants || (args.dry_run && args.variant.empty() && recipe_has_variants(args.recipe, args.set)))
+    return run_family_build(family_args(args));
+  if (args.keep_going) throw InputError("--keep-going goes with --all-variants");
   auto started = std::chrono::steady_clock::now();
   BuildTimings timings;
   // Checked before any work; the recipe's choice replaces the default once the recipe is loaded.
@@ -168,7 +189,10 @@ void run_build(const BuildArgs& args) {
   steps.strict = args.strict;
   steps.timings = &timings.steps;
   auto phase = std::chrono::steady_clock::now();
-  LoadedPlan loaded = load_and_plan(args.recipe, args.set, plan_options, platform_override, steps, args.allow_paths);
+  LoadedPlan loaded = load_and_plan(args.recipe, args.set, plan_options, platform_override, steps, args.allow_paths, args.variant);
+  if (loaded.recipe.variant_count > 0 && !loaded.recipe.variant)
+    throw InputError(args.recipe + " has " + std::to_string(loaded.recipe.variant_count) + " variants (matrix:)",
+                     "pass --variant NAME for one or --all-variants for all; `rockpack matrix " + args.recipe + "` lists them");
   timings.plan_seconds = seconds_since(phase);
   BuildPlan plan = std::move(loaded.plan);
   if (args.compression.empty() && loaded.recipe.compression) compression = Compression::parse(*loaded.recipe.compression);
@@ -352,6 +376,9 @@ void add_build_command(CLI::App& app, GlobalOptions&) {
   cmd->add_flag("--store-only", args->store_only,
                 "Download nothing: every file must already be in the store (with --locked, builds a lock whose files "
                 "their index no longer has)");
+  add_variant_flags(cmd, args->variant, args->all_variants);
+  cmd->add_flag("--keep-going", args->keep_going,
+                "With --all-variants: when a variant fails, build the others and write/push those (exit 1 still)");
   add_registry_flags(cmd, args->registry);
   cmd->callback([args] { run_build(*args); });
 }
@@ -372,6 +399,7 @@ void add_plan_command(CLI::App& app, GlobalOptions&) {
   cmd->add_option("--platform", args->platform, "Plan for this platform (os/arch[/variant]); overrides the recipe's platform: key");
   cmd->add_option("--allow-path", args->allow_paths, "As for build: a host directory files: src may read besides the recipe's (repeatable)")
       ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--variant", args->variant, "Plan one variant of the recipe's matrix: (default: every variant)");
   add_registry_flags(cmd, args->registry);
   cmd->callback([args] { run_build(*args); });
 }

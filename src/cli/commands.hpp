@@ -30,5 +30,9 @@ void add_gc_command(CLI::App& app, GlobalOptions& global);
 // `rockpack lock RECIPE`: the recipe resolved and written as a lock file (cmd_lock.cpp).
 void add_lock_command(CLI::App& app, GlobalOptions& global);
 void add_cache_command(CLI::App& app, GlobalOptions& global);
+// `rockpack matrix RECIPE`: a recipe's variants for a CI matrix (cmd_matrix.cpp).
+void add_matrix_command(CLI::App& app, GlobalOptions& global);
+// `rockpack publish RECIPE --repository REPO`: floating tags moved once the whole family is pushed (cmd_publish.cpp).
+void add_publish_command(CLI::App& app, GlobalOptions& global);
 
 }  // namespace rp::cli

@@ -38,6 +38,8 @@ int main(int argc, char** argv) {
   rp::cli::add_logout_command(app, global);
   rp::cli::add_gc_command(app, global);
   rp::cli::add_cache_command(app, global);
+  rp::cli::add_matrix_command(app, global);
+  rp::cli::add_publish_command(app, global);
   rp::cli::add_reference_commands(app, rp::cli::version_line());
 
   try {

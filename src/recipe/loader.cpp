@@ -15,6 +15,7 @@
 #include "recipe/model.hpp"
 #include "recipe/accounts_section.hpp"
 #include "recipe/apt_section.hpp"
+#include "recipe/matrix_section.hpp"
 #include "recipe/run_section.hpp"
 #include "recipe/python_section.hpp"
 #include "recipe/rocm_section.hpp"
@@ -30,7 +31,8 @@ namespace {
 const std::vector<std::string> kRecipeKeys = {"name",   "args",       "platform", "base",   "include",
                                               "files",  "symlinks",   "env",      "user",   "workdir",
                                               "entrypoint", "cmd",    "labels",   "annotations", "tags",
-                                              "python",     "rocm",       "compression", "apt", "accounts", "run", "checks"};
+                                              "python",     "rocm",       "compression", "apt", "accounts", "run", "checks",
+                                              "matrix"};
 const std::vector<std::string> kFileKeys = {"content", "src", "dest", "mode", "uid", "gid", "layer"};
 const std::vector<std::string> kSymlinkKeys = {"path", "target", "uid", "gid", "layer"};
 const std::set<std::string> kBuiltins = {"DATE", "SOURCE_DATE_EPOCH"};
@@ -69,12 +71,17 @@ class Loader {
   Loader(const LoadOptions& options, Diagnostics& diag) : options_(options), diag_(diag) {}
 
   Recipe run(const fs::path& file);
+  std::vector<Variant> variants_of(const fs::path& file);
 
  private:
   void load_document(const fs::path& file, bool fragment, const SourceLocation& from);
   std::optional<fs::path> resolve_include(const std::string& name, const fs::path& including_file) const;
   void collect_args(const Document& doc);
   void apply_set_args();
+  // The recipe's `matrix:` expanded (empty without one), and the one LoadOptions::variant names.
+  std::vector<Variant> read_variants();
+  const Variant* choose_variant(const std::vector<Variant>& variants);
+  void apply_variant(const Variant& variant, Recipe& r);
   void convert(const Document& doc, Recipe& r);
 
   // The uid, gid and layer keys that files and symlinks items share.
@@ -97,6 +104,7 @@ class Loader {
   std::map<std::string, SourceLocation> arg_where_;
   std::set<std::string> required_args_;
   std::map<std::string, std::string> vars_;
+  std::optional<MatrixSection> matrix_;
 };
 
 Recipe Loader::run(const fs::path& file) {
@@ -104,6 +112,14 @@ Recipe Loader::run(const fs::path& file) {
   load_document(top, false, {"command line"});
   diag_.throw_if_any();
   for (const auto& doc : docs_) collect_args(doc);
+  const std::vector<Variant> variants = read_variants();
+  const Variant* variant = choose_variant(variants);
+  if (variant) {
+    for (const auto& [k, v] : variant->args) {
+      args_[k] = v;
+      required_args_.erase(k);
+    }
+  }
   apply_set_args();
   diag_.throw_if_any();
 
@@ -117,6 +133,8 @@ Recipe Loader::run(const fs::path& file) {
     if (doc.fragment) r.included.push_back(doc.file);
     convert(doc, r);
   }
+  r.variant_count = variants.size();
+  if (variant) apply_variant(*variant, r);
   if (r.name.empty() && diag_.empty())
     diag_.error({r.file.string()}, "the recipe has no 'name'", "add e.g. 'name: my-image' at the top level");
   if (r.python && diag_.empty()) check_python_section(*r.python, diag_, r.rocm.has_value());
@@ -286,6 +304,67 @@ void Loader::apply_set_args() {
                 "pass --set " + name + "=VALUE");
 }
 
+std::vector<Variant> Loader::read_variants() {
+  if (docs_.empty()) return {};
+  const Document& top = docs_.back();  // the recipe itself; a fragment's matrix: is refused in convert()
+  const YAML::Node& node = top.root["matrix"];
+  if (!node) return {};
+  DocumentReader in(top.file, diag_, vars_);
+  matrix_ = read_matrix_section(in, node, args_);
+  if (!matrix_) return {};
+  return expand_matrix(*matrix_, diag_);
+}
+
+const Variant* Loader::choose_variant(const std::vector<Variant>& variants) {
+  if (options_.variant.empty() || !diag_.empty()) return nullptr;
+  std::vector<std::string> names;
+  for (const auto& v : variants) names.push_back(v.name);
+  auto it = std::find_if(variants.begin(), variants.end(), [&](const Variant& v) { return v.name == options_.variant; });
+  if (it == variants.end()) {
+    std::string hint = variants.empty() ? "the recipe has no matrix:, so no variants" : did_you_mean(options_.variant, names);
+    if (hint.empty()) hint = "variants: " + [&] {
+      std::string s;
+      for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+      return s;
+    }();
+    diag_.error({"--variant " + shorten(options_.variant)}, "the recipe has no variant '" + shorten(options_.variant) + "'", hint);
+    return nullptr;
+  }
+  for (const auto& [k, v] : it->args)
+    if (options_.set_args.count(k))
+      diag_.error({"--set " + k + "=..."}, "arg '" + k + "' is set by the matrix for variant '" + it->name + "'",
+                  "a variant's matrix args cannot be overridden; drop --set " + k + " or choose another variant");
+  return &*it;
+}
+
+void Loader::apply_variant(const Variant& variant, Recipe& r) {
+  // Tags: the matrix's templates (else the recipe's own tags) plus what include items add, all
+  // evaluated with this variant's final args.
+  std::vector<std::string> tags;
+  if (matrix_->tags) tags = variant_tags(*matrix_->tags, vars_, matrix_->where, diag_);
+  else tags = r.tags;
+  for (const auto& t : variant_tags(variant.extra_tags, vars_, matrix_->where, diag_))
+    if (std::find(tags.begin(), tags.end(), t) == tags.end()) tags.push_back(t);
+  r.tags = std::move(tags);
+  std::vector<std::string> floating_templates = matrix_->floating;
+  floating_templates.insert(floating_templates.end(), variant.extra_floating.begin(), variant.extra_floating.end());
+  r.variant = RecipeVariant{variant.name, variant.args, variant_tags(floating_templates, vars_, matrix_->where, diag_)};
+  for (const auto& f : r.variant->floating)
+    if (std::find(r.tags.begin(), r.tags.end(), f) != r.tags.end())
+      diag_.error(matrix_->where, "variant '" + variant.name + "': tag '" + f + "' is both a tag and a floating tag",
+                  "a floating tag moves only when the whole family is pushed (rockpack publish); list it once");
+}
+
+std::vector<Variant> Loader::variants_of(const fs::path& file) {
+  fs::path top = options_.recipe_text ? fs::current_path() / kStdinRecipeName : fs::absolute(file).lexically_normal();
+  load_document(top, false, {"command line"});
+  diag_.throw_if_any();
+  for (const auto& doc : docs_) collect_args(doc);
+  std::vector<Variant> variants = read_variants();
+  diag_.throw_if_any();
+  return variants;
+}
+
 std::optional<std::vector<std::string>> Loader::command(const DocumentReader& in, const YAML::Node& node,
                                                         const std::string& key) {
   // A plain string is docker's shell form; a list is the exec form.
@@ -399,6 +478,8 @@ void Loader::convert(const Document& doc, Recipe& r) {
   DocumentReader in(doc.file, diag_, vars_);
   const YAML::Node& root = doc.root;
   in.check_keys(root, kRecipeKeys, doc.fragment ? "fragment" : "recipe");
+  if (auto n = root["matrix"]; n && doc.fragment)  // the recipe's own matrix: was read by read_variants()
+    diag_.error(in.at(n), "'matrix' belongs in the recipe, not in an included fragment");
 
   if (auto n = root["name"]) {
     if (doc.fragment) {
@@ -525,6 +606,14 @@ Recipe load_recipe(const fs::path& file, const LoadOptions& options) {
   Diagnostics diag;
   Loader loader(options, diag);
   return loader.run(file);
+}
+
+std::vector<VariantSummary> list_variants(const fs::path& file, const LoadOptions& options) {
+  Diagnostics diag;
+  Loader loader(options, diag);
+  std::vector<VariantSummary> out;
+  for (auto& v : loader.variants_of(file)) out.push_back({std::move(v.name), std::move(v.args)});
+  return out;
 }
 
 }  // namespace rp::recipe

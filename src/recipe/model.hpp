@@ -200,6 +200,14 @@ struct RunItem {
   std::vector<std::filesystem::path> cache_key;  // host files whose contents join the cache key
 };
 
+// The variant of a recipe with `matrix:` a Recipe was loaded as (LoadOptions::variant); see
+// recipe/matrix_section.hpp.
+struct RecipeVariant {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> args;  // what the matrix set
+  std::vector<std::string> floating;                      // tags `rockpack publish` moves to it
+};
+
 struct Recipe {
   fs::path file;
   std::vector<fs::path> included;  // fragments, in merge order
@@ -226,6 +234,8 @@ struct Recipe {
   std::optional<RocmSection> rocm;
   std::vector<RunItem> run;     // in order; fragments' items first
   std::vector<RunItem> checks;  // `checks:`, run by `rockpack check` on the finished image
+  size_t variant_count = 0;     // how many variants its `matrix:` has (0: none)
+  std::optional<RecipeVariant> variant;  // set when loaded as one of them
 };
 
 struct LoadOptions {
@@ -238,12 +248,22 @@ struct LoadOptions {
   // Host directories `files: src` may read besides the directory of the document naming it
   // (build --allow-path); absolute. Like docker's build context, nothing else on the host is reachable.
   std::vector<fs::path> allow_paths;
+  // One variant of the recipe's `matrix:` (its name): its args and tags apply; empty: the args alone.
+  std::string variant;
 };
 
 inline constexpr const char* kStdinRecipeName = "<stdin>";
 
 // Loads, merges, substitutes and validates. Throws RecipeError listing every problem found.
 Recipe load_recipe(const fs::path& file, const LoadOptions& options);
+
+// The variants of a recipe with `matrix:` (none without one), in order, with the args each sets;
+// only the YAML is read. Throws RecipeError for an invalid matrix.
+struct VariantSummary {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> args;
+};
+std::vector<VariantSummary> list_variants(const fs::path& file, const LoadOptions& options);
 
 // The built-in variables for these options: DATE (UTC YYYYMMDD of SOURCE_DATE_EPOCH, else of `now`)
 // and SOURCE_DATE_EPOCH (its value, "0" when unset).

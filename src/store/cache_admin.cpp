@@ -96,7 +96,8 @@ PruneResult prune_cache(const fs::path& root, const PruneOptions& options) {
   if (!fs::is_directory(root / "blobs", ec)) return result;
   ExclusiveStoreLock lock(root);
   std::vector<FileInfo> files;
-  for (const char* kind : {"blobs", "records", "tmp"})
+  // locks/: the per-layer build locks (assemble/layer_build_lock.hpp), free while this lock is held.
+  for (const char* kind : {"blobs", "records", "tmp", "locks"})
     for (auto& f : files_under(root / kind)) files.push_back(std::move(f));
   if (options.all) {
     for (const auto& f : files) remove_file(f, result);

@@ -1,6 +1,8 @@
 #include <doctest/doctest.h>
 #include <zlib.h>
 
+#include <thread>
+
 #include "assemble/compression.hpp"
 #include "assemble/layer_builder.hpp"
 #include "assemble/tar_writer.hpp"
@@ -262,4 +264,21 @@ TEST_CASE("layer builder: the quick key never serves a stale layer") {
   BuiltLayer same = builder.build("l", plan_entries(), "recipe/l");
   CHECK(same.from_cache);
   CHECK(same.layer.blob.digest == changed.layer.blob.digest);
+}
+
+TEST_CASE("layer builder: two builds sharing a store make a layer once, the other waits and takes it") {
+  TempDir dir;
+  std::vector<Entry> entries = {file("opt/shared.bin", sample_data(8 << 20)), file("opt/x", "x")};
+  finalize_entries(entries);
+  // Two store objects on one directory, as two processes would have (variants built side by side).
+  ContentStore store_a(dir.path / "store");
+  ContentStore store_b(dir.path / "store");
+  BuiltLayer a, b;
+  std::thread ta([&] { a = LayerBuilder(store_a, {Compression::parse("gzip"), 0, 1, true}).build("shared", entries); });
+  std::thread tb([&] { b = LayerBuilder(store_b, {Compression::parse("gzip"), 0, 1, true}).build("shared", entries); });
+  ta.join();
+  tb.join();
+  CHECK(a.layer.blob.digest == b.layer.blob.digest);
+  CHECK(static_cast<int>(a.from_cache) + static_cast<int>(b.from_cache) == 1);  // one compressed, one took it
+  CHECK(std::filesystem::exists(dir.path / "store" / "locks"));
 }
