@@ -93,9 +93,13 @@ std::string raw_remote(const registry::Reference& ref, registry::Session& sessio
 nlohmann::json python_packages(const InspectArgs& args) {
   ContentStore store = open_store(args);
   Image image = import_local_image(ImageLocation::parse(args.location), store);
+  // An untrusted image: what its layers may hold in memory is bounded, as for diff.
+  RootfsView::MetadataBudget budget;
   RootfsView view;
   for (const auto& layer : image.layers)
-    view.add_layer(store, layer.blob, [](std::string_view p) { return python::distribution_file_of_interest(p); });
+    view.apply_layer(*RootfsView::read_layer(store, layer.blob,
+                                             [](std::string_view p) { return python::distribution_file_of_interest(p); },
+                                             {}, &budget));
   nlohmann::json out = nlohmann::json::array();
   for (const auto& d : python::find_installed_distributions(view))
     out.push_back({{"name", d.name},
