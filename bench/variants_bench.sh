@@ -79,7 +79,7 @@ pushed() {  # LOG: bytes uploaded (the build.push event)
   python3 -c 'import json,sys; print([json.loads(l) for l in open(sys.argv[1]) if "\"build.push\"" in l][-1]["bytes_uploaded"])' "$1"
 }
 device_bytes() {  # the device layer's compressed size, from the family report
-  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print([l["size"] for l in d["variants"][0]["report"]["layers"] if l["name"]=="device"][0])' "$1"
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print([l["size"] for l in d["variants"][0]["report"]["layers"] if l.get("name")=="device"][0])' "$1"
 }
 
 measure one "$ROCKPACK" --log-format json build "$work/recipe.yaml" --variant "${targets[0]}" --set INDEX="$index" \

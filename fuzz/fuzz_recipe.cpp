@@ -20,5 +20,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const rp::InputError&) {
   } catch (const rp::Error&) {
   }
+  // A matrix: expanded, and its first variant loaded with its args and tags.
+  try {
+    rp::recipe::LoadOptions opts;
+    auto variants = rp::recipe::list_variants(dir + "/recipe.yaml", opts);
+    if (!variants.empty()) {
+      opts.variant = variants.front().name;
+      rp::recipe::load_recipe(dir + "/recipe.yaml", opts);
+    }
+  } catch (const rp::InputError&) {
+  } catch (const rp::Error&) {
+  }
   return 0;
 }

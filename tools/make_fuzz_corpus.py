@@ -279,7 +279,8 @@ def python(tmp):
 
 
 def recipes():
-    sources = [os.path.join(ROOT, "examples", "quickstart", "recipe.yaml"), os.path.join(ROOT, "examples", "therock", "mock.yaml")]
+    sources = [os.path.join(ROOT, "examples", "quickstart", "recipe.yaml"), os.path.join(ROOT, "examples", "therock", "mock.yaml"),
+               os.path.join(ROOT, "examples", "flash-attention", "recipe.yaml")]  # a matrix: with include/exclude
     sources += [os.path.join(ROOT, "recipes", f) for f in sorted(os.listdir(os.path.join(ROOT, "recipes")))][:3]
     for path in sources:
         if os.path.exists(path):

@@ -164,15 +164,19 @@ void run_publish(const PublishArgs& args) {
     throw Error("the family in " + repo.name() + " is incomplete; no floating tag was moved:" + text,
                 "push the missing variants (their CI jobs, or build --all-variants), then publish again");
   }
-  // 2. Sizes for the summary, from the manifests.
+  // 2. Sizes for the summary, from the manifests (the registry's answer: every field checked).
+  auto size_of = [](const nlohmann::json& d) {
+    return d.is_object() && d.contains("size") && d["size"].is_number_unsigned() ? d["size"].get<uint64_t>() : uint64_t{0};
+  };
   for (auto& p : published) {
     auto j = nlohmann::json::parse(p.manifest->bytes, nullptr, false);
-    if (j.contains("config") && j["config"].contains("size")) p.size += j["config"]["size"].get<uint64_t>();
+    if (!j.is_object()) continue;
+    if (j.contains("config")) p.size += size_of(j["config"]);
     if (j.contains("layers") && j["layers"].is_array())
       for (const auto& l : j["layers"]) {
-        uint64_t s = l.value("size", uint64_t{0});
+        uint64_t s = size_of(l);
         p.size += s;
-        p.layers.emplace_back(l.value("digest", std::string()), s);
+        if (l.is_object() && l.contains("digest") && l["digest"].is_string()) p.layers.emplace_back(l["digest"].get<std::string>(), s);
       }
   }
   // 3. The floating tags move, variant by variant.

@@ -30,7 +30,7 @@ fi
 # bash: commands, a command's flags, and the values of a flag with fixed choices.
 comp() { bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _rockpack; echo "${COMPREPLY[*]}"' _ \
   "$P/share/bash-completion/completions/rockpack" "$@"; }
-assert_eq "$(comp rockpack pu)" "push pull" "bash completes commands"
+assert_eq "$(comp rockpack pu)" "push pull publish" "bash completes commands"
 assert_contains "$(comp rockpack build --pl)" "--platform" "bash completes build's flags"
 assert_eq "$(comp rockpack --log-format "")" "text json" "bash completes flag values"
 if [ -n "$(comp rockpack pu | grep -w completion)" ]; then fail "hidden commands are completed"; fi
