@@ -65,6 +65,16 @@ expect_blocked "check (root)" check.log
 grep -q "sandbox: commands run in containers made by" check.log || fail "check: which runtime ran is not said: $(cat check.log)"
 echo "  $(grep -o 'sandbox: commands run in containers made by.*' check.log)"
 
+# With a terminal: rockpack run in a pty (script(1)) has a controlling tty the command must not reach.
+if command -v script >/dev/null; then
+  echo "rockpack check from a terminal (TIOCSTI into the user's shell), as root:"
+  script -qefc "'$ROCKPACK' check 'oci:$WORK/img:hostile' --cache-dir '$WORK/c' --run true" /dev/null >check-tty.log 2>&1 ||
+    fail "check from a terminal failed: $(cat check-tty.log)"
+  grep -q "BLOCKED tiocsti:" check-tty.log || fail "from a terminal: no TIOCSTI result: $(cat check-tty.log)"
+  grep -q "ESCAPED" check-tty.log && fail "from a terminal: $(grep ESCAPED check-tty.log)"
+  echo "  with a tty: $(grep -o 'BLOCKED tiocsti:.*' check-tty.log | head -1)"
+fi
+
 echo "a run: step, as root:"
 cat >ctx/run.yaml <<EOF2
 name: hostile-run
