@@ -176,3 +176,21 @@ TEST_CASE("sandbox: a command that cannot start says why, not an exit code -- lo
   CHECK(lines[6].size() == 100000 - 6 * 16 * 1024);
   CHECK(lines[7] == "end");
 }
+
+TEST_CASE("sandbox: the probe starts a real container -- no runtime means no sandbox, never an unconfined run") {
+  TempDir dir;
+  fs::path root = dir.path / "root";
+  if (!make_busybox_root(root)) {
+    MESSAGE("skipped: needs root, /bin/busybox and a container runtime");
+    return;
+  }
+  auto why = sandbox_unavailable();
+  CHECK_FALSE(why.has_value());
+  if (why) MESSAGE(*why);
+  ::setenv("ROCKPACK_SANDBOX_RUNTIME", "none-such", 1);
+  auto none = sandbox_unavailable();
+  REQUIRE(none.has_value());
+  CHECK(none->find("no container runtime") != std::string::npos);
+  CHECK_THROWS_AS(run(root, "true"), Error);
+  ::unsetenv("ROCKPACK_SANDBOX_RUNTIME");
+}
