@@ -17,6 +17,9 @@ packages=(
   # container engines that load and run the outputs (tests/integration/test_container_clients.sh),
   # tmux for the terminal progress test, man-db to render the generated man page
   containerd runc podman tmux man-db
+  # the sandbox of run:, maintainer scripts and `rockpack check`: OCI runtimes (crun first, runc as
+  # the fallback) and the containers seccomp profile (/usr/share/containers/seccomp.json)
+  crun golang-github-containers-common
   # peers for the benchmarks and test helpers
   pigz zstd time bc file python3 curl ca-certificates apache2-utils openssl
   # the Debian base with python3 for the Python end-to-end tests (tests/integration/lib/debian_base.sh)

@@ -70,14 +70,16 @@ void run_check(const CheckArgs& args) {
   for (const auto& item : checks) {
     SandboxJob job = sandbox_job_of(item, "check", env, user, workdir);
     SandboxCheckResult result = sandbox.check(job);
-    if (!result.timed_out && result.exit_code == 0) {
+    if (!result.timed_out && result.exit_code == 0 && result.setup_error.empty()) {
       std::printf("ok      %s (%.1f s)\n", item.name.c_str(), result.seconds);
       continue;
     }
     ++failed;
     std::printf("FAILED  %s: %s\n", item.name.c_str(),
-                result.timed_out ? ("stopped after its time limit of " + std::to_string(item.timeout_seconds) + " s").c_str()
-                                 : ("exit code " + std::to_string(result.exit_code)).c_str());
+                result.timed_out ? ("stopped after its time limit of " + std::to_string(item.timeout_seconds) +
+                                    " s (its container was killed)").c_str()
+                : !result.setup_error.empty() ? ("could not be started in the sandbox: " + result.setup_error).c_str()
+                                              : ("exit code " + std::to_string(result.exit_code)).c_str());
     for (const auto& line : result.last_lines) std::printf("        | %s\n", shorten(line, 400).c_str());
   }
   std::printf("%zu of %zu checks passed\n", checks.size() - failed, checks.size());

@@ -316,23 +316,23 @@ LayerPlan maintainer_scripts_layer(const StepContext& context, const recipe::Apt
   job.workdir = "/";
   job.timeout_seconds = 3600;
   job.failure_hint = "a maintainer script failed: its output is above; use scripts: native to install without running them";
-  job.prepare = [&, own_policy](const fs::path& root) {
-    materialize_layer(unpacked, root);
+  job.prepare = [&, own_policy](const fs::path& root, const IdMapping& ids) {
+    materialize_layer(unpacked, root, ids);
     struct stat st {};
     if (::lstat((root / "usr/sbin/policy-rc.d").c_str(), &st) == 0) return;  // the image has its own
     Entry policy;
     policy.path = "usr/sbin/policy-rc.d";
     policy.mode = 0755;
     policy.content = std::make_shared<InlineContent>(apt::policy_rc_d());
-    materialize_layer({policy}, root);
+    materialize_layer({policy}, root, ids);
     *own_policy = true;
   };
-  job.cleanup = [own_policy](const fs::path& root) {
+  job.cleanup = [own_policy](const fs::path& root, const IdMapping& ids) {
     if (!*own_policy) return;
     Entry gone;
     gone.path = "usr/sbin/.wh.policy-rc.d";
     gone.content = std::make_shared<InlineContent>("");
-    materialize_layer({gone}, root);
+    materialize_layer({gone}, root, ids);
   };
   spdlog::info("apt: running the maintainer scripts of {} packages in the sandbox", added.size());
   SandboxLayers sandbox(context.plan, *context.store);

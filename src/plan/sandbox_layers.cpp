@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <set>
 #include <thread>
@@ -20,6 +21,7 @@
 #include "util/fs.hpp"
 #include "util/parallel.hpp"
 #include "util/strings.hpp"
+#include "util/temp_files.hpp"
 
 namespace rp {
 
@@ -116,17 +118,22 @@ class SandboxLayers::Workspace {
     dir_ = temp_sibling(store.root() / "tmp" / "sandbox");
     root_ = dir_ / "rootfs";
     try {
+      fs::create_directories(dir_.parent_path());
+      // 0700: the image's setuid files must not be reachable by other users of the machine.
+      if (::mkdir(dir_.c_str(), 0700) != 0) throw Error("cannot create " + dir_.string() + ": " + strerror(errno));
+      slot_ = register_temporary_tree(dir_.c_str());  // removed on SIGINT/SIGTERM too
       fs::create_directories(root_);
       ::chmod(root_.c_str(), 0755);
       plan.wait_base_verified();  // no command runs on a base that does not match its descriptors
       for (const auto& l : plan.base.layers) {
         LayerArchive layer(store, l.blob);
-        materialize_archive(layer.get(), root_, layer.where());
+        materialize_archive(layer.get(), root_, layer.where(), ids_);
         layer.verify_digest();
       }
-      for (const auto& l : plan.layers) materialize_layer(l.entries, root_);
-      prepare_sandbox_rootfs(root_);
+      for (const auto& l : plan.layers) materialize_layer(l.entries, root_, ids_);
+      prepare_sandbox_rootfs(root_, ids_);
     } catch (...) {
+      unregister_temporary(slot_);
       std::error_code ec;  // no destructor runs for a half-made object: leave nothing behind
       fs::remove_all(dir_, ec);
       throw;
@@ -137,8 +144,10 @@ class SandboxLayers::Workspace {
   ~Workspace() {
     if (std::getenv("ROCKPACK_KEEP_SANDBOX")) {  // debugging: see what the commands saw
       spdlog::info("sandbox: kept {}", root_.string());
+      unregister_temporary(slot_);
       return;
     }
+    unregister_temporary(slot_);
     std::error_code ec;
     fs::remove_all(dir_, ec);
   }
@@ -149,7 +158,7 @@ class SandboxLayers::Workspace {
     bool changed = false;
     for (size_t i = applied_; i < own.size(); ++i)
       if (!made_here_.count(i)) {
-        materialize_layer(own[i].entries, root_);
+        materialize_layer(own[i].entries, root_, ids_);
         changed = true;
       }
     applied_ = own.size();
@@ -162,9 +171,12 @@ class SandboxLayers::Workspace {
   void made_here(size_t index) { made_here_.insert(index); }
 
   const fs::path& root() const { return root_; }
+  const IdMapping& ids() const { return ids_; }
   TreeSnapshot& before() { return before_; }
 
  private:
+  IdMapping ids_ = sandbox_ids();  // the root is owned by the ids the sandbox's user namespace maps
+  int slot_ = -1;
   fs::path dir_;
   fs::path root_;
   TreeSnapshot before_;
@@ -191,7 +203,7 @@ SandboxLayers::Prepared SandboxLayers::prepare(const SandboxJob& job, const std:
   if (!workspace_) workspace_ = std::make_unique<Workspace>(plan_, store_);
   workspace_->sync(own_layers);
   const fs::path& root = workspace_->root();
-  if (job.prepare) job.prepare(root);
+  if (job.prepare) job.prepare(root, workspace_->ids());
   SandboxUser ids = resolve_user(root, job.user, job.origin);
   Prepared prepared;
   SandboxCommand& command = prepared.command;
@@ -214,7 +226,7 @@ SandboxLayers::Prepared SandboxLayers::prepare(const SandboxJob& job, const std:
     dir.type = EntryType::kDirectory;
     dir.mode = 0755;
     dir.origin = job.origin;
-    materialize_layer({dir}, root);
+    materialize_layer({dir}, root, workspace_->ids());
   }
 
   return prepared;
@@ -229,8 +241,9 @@ SandboxCheckResult SandboxLayers::check(const SandboxJob& job) {
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   result.exit_code = ran.exit_code;
   result.timed_out = ran.timed_out;
+  result.setup_error = ran.setup_error;
   result.last_lines = std::move(ran.last_lines);
-  if (job.cleanup) job.cleanup(workspace_->root());
+  if (job.cleanup) job.cleanup(workspace_->root(), workspace_->ids());
   return result;
 }
 
@@ -261,9 +274,11 @@ SandboxLayerResult SandboxLayers::run(const SandboxJob& job, const std::vector<L
   auto started = std::chrono::steady_clock::now();
   SandboxResult ran = run_in_sandbox(root, command, [&](const std::string& line) { spdlog::info("[{}] {}", job.name, line); });
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  if (ran.timed_out || ran.exit_code != 0) {
-    std::string what = ran.timed_out ? "was stopped after its time limit of " + std::to_string(job.timeout_seconds) + " s"
-                                     : "failed with exit code " + std::to_string(ran.exit_code);
+  if (ran.timed_out || ran.exit_code != 0 || !ran.setup_error.empty()) {
+    std::string what = ran.timed_out ? "was stopped after its time limit of " + std::to_string(job.timeout_seconds) +
+                                           " s (its container was killed)"
+                       : !ran.setup_error.empty() ? "could not be started in the sandbox (" + ran.runtime + "): " + ran.setup_error
+                                                  : "failed with exit code " + std::to_string(ran.exit_code);
     std::string tail;
     for (const auto& l : ran.last_lines) tail += "\n    " + shorten(l, 400);
     // The root now holds a half-done change: the next job starts from a fresh copy.
@@ -271,7 +286,7 @@ SandboxLayerResult SandboxLayers::run(const SandboxJob& job, const std::vector<L
     throw Error(job.origin + ": the command " + what + (tail.empty() ? "" : "; its last lines:" + tail),
                 ran.timed_out ? "raise the timeout (seconds), or make the command faster" : job.failure_hint);
   }
-  if (job.cleanup) job.cleanup(root);
+  if (job.cleanup) job.cleanup(root, workspace_->ids());
   auto measured = std::chrono::steady_clock::now();
   TreeSnapshot after = snapshot_tree(root);
   DiffOptions options;
@@ -279,13 +294,13 @@ SandboxLayerResult SandboxLayers::run(const SandboxJob& job, const std::vector<L
   options.keep_pycache = job.keep_pycache;
   options.origin = job.origin;
   result.entries = diff_trees(root, workspace_->before(), after, options);
-  if (::geteuid() != 0) {
-    // Rootless: the command ran as root of a user namespace that maps it to this user, so what it
-    // wrote belongs to this user outside; in the image it is root's, as the command saw it.
-    for (auto& e : result.entries) {
-      if (e.uid == ::geteuid()) e.uid = 0;
-      if (e.gid == ::getegid()) e.gid = 0;
-    }
+  // The command wrote as the ids of its user namespace (as root: an unprivileged host range;
+  // rootless: this user); in the image they are the ids the command saw. A host id outside the
+  // mapping (nothing the command can make) becomes nobody rather than leaking into the image.
+  const IdMapping& ids = workspace_->ids();
+  for (auto& e : result.entries) {
+    e.uid = ids.uids.to_container(e.uid).value_or(65534);
+    e.gid = ids.gids.to_container(e.gid).value_or(65534);
   }
   move_contents_to_store(result.entries, store_);
   store_.put_record(kRecordKind, result.key, record_of(result.entries));

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "plan/plan.hpp"
+#include "sandbox/id_map.hpp"
 #include "store/content_store.hpp"
 
 namespace rp {
@@ -31,10 +32,11 @@ struct SandboxJob {
   std::string extra_key;  // more inputs of the result (e.g. the digests of cache_key files)
   // Runs on the root just before the command. What it changes counts as the command's change (the
   // layer holds it unless the command or cleanup() undoes it): e.g. the dpkg status the command
-  // rewrites, a helper file cleanup() removes again.
-  std::function<void(const std::filesystem::path& root)> prepare;
+  // rewrites, a helper file cleanup() removes again. What it writes must be owned through `ids`
+  // (materialize_layer(entries, root, ids)), the sandbox's user namespace.
+  std::function<void(const std::filesystem::path& root, const IdMapping& ids)> prepare;
   // Runs on the root after the command succeeded, before the change is measured.
-  std::function<void(const std::filesystem::path& root)> cleanup;
+  std::function<void(const std::filesystem::path& root, const IdMapping& ids)> cleanup;
   std::string failure_hint = "fix the command; nothing was written";
 };
 
@@ -48,6 +50,7 @@ struct SandboxLayerResult {
 struct SandboxCheckResult {
   int exit_code = 0;  // 128+N when killed by signal N
   bool timed_out = false;
+  std::string setup_error;  // the sandbox could not start the command (the runtime's reason)
   double seconds = 0;
   std::vector<std::string> last_lines;
 };

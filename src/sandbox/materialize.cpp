@@ -64,7 +64,7 @@ struct Member {
 // image can never make rockpack write outside `root`. Missing parents become 0755 root directories.
 class RootWriter {
  public:
-  explicit RootWriter(const fs::path& root) : root_(root) {
+  RootWriter(const fs::path& root, const IdMapping& ids) : root_(root), ids_(ids) {
     rootfd_ = UniqueFd(::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
     if (rootfd_.get() < 0) throw Error("cannot open the sandbox's root " + root.string() + ": " + strerror(errno));
   }
@@ -114,6 +114,8 @@ class RootWriter {
           (void)directory(m, resolved, true, depth + 1);
         } else if (::mkdirat(dir.get(), part.c_str(), 0755) != 0 && errno != EEXIST) {
           fail(m, "cannot create " + so_far + ": " + strerror(errno));
+        } else if (is_root_ && ids_.uids.size > 0) {
+          (void)::fchownat(dir.get(), part.c_str(), ids_.uids.to_host(0), ids_.gids.to_host(0), AT_SYMLINK_NOFOLLOW);
         }
         next = open_in_root(so_far);
       }
@@ -166,14 +168,16 @@ class RootWriter {
         write_content(fd.get(), m.path);
         for (const auto& [key, value] : m.xattrs)
           (void)::fsetxattr(fd.get(), key.c_str(), value.data(), value.size(), 0);  // best effort: tmpfs lacks some
-        if (::fchown(fd.get(), m.uid, m.gid) != 0 && is_root_) fail(m, strerror(errno));
+        if (::fchown(fd.get(), ids_.uids.to_host(m.uid), ids_.gids.to_host(m.gid)) != 0 && is_root_) fail(m, strerror(errno));
         if (::fchmod(fd.get(), mode) != 0) fail(m, strerror(errno));  // after chown, which clears setuid
         break;
       }
       case EntryType::kSymlink:
         remove(d, name, false);
         if (::symlinkat(m.link.c_str(), d, name.c_str()) != 0) fail(m, strerror(errno));
-        if (::fchownat(d, name.c_str(), m.uid, m.gid, AT_SYMLINK_NOFOLLOW) != 0 && is_root_) fail(m, strerror(errno));
+        if (::fchownat(d, name.c_str(), ids_.uids.to_host(m.uid), ids_.gids.to_host(m.gid), AT_SYMLINK_NOFOLLOW) != 0 &&
+            is_root_)
+          fail(m, strerror(errno));
         break;
       case EntryType::kHardlink: {
         Member target{m.link, EntryType::kFile, 0, 0, 0, {}, {}, m.origin};
@@ -206,11 +210,13 @@ class RootWriter {
   }
 
   void owner_and_mode(const Member& m, int d, const std::string& name, uint32_t mode) {
-    if (::fchownat(d, name.c_str(), m.uid, m.gid, AT_SYMLINK_NOFOLLOW) != 0 && is_root_) fail(m, strerror(errno));
+    if (::fchownat(d, name.c_str(), ids_.uids.to_host(m.uid), ids_.gids.to_host(m.gid), AT_SYMLINK_NOFOLLOW) != 0 && is_root_)
+      fail(m, strerror(errno));
     if (::fchmodat(d, name.c_str(), mode, 0) != 0) fail(m, strerror(errno));
   }
 
   fs::path root_;
+  IdMapping ids_;
   UniqueFd rootfd_;
   std::string cached_rel_;  // the directory `cached_` is, relative to the root
   UniqueFd cached_;
@@ -244,9 +250,44 @@ void apply_whiteout(RootWriter& writer, const std::string& path, const std::stri
 
 bool is_number(const std::string& s) { return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos; }
 
-// The numeric field `field` (2 = uid/gid, 3 = primary gid) of `name` in a passwd/group style file.
-std::optional<uint32_t> lookup(const fs::path& file, const std::string& name, int field) {
-  std::ifstream in(file);
+constexpr size_t kMaxAccountFile = 4u << 20;
+
+// The text of `rel` (etc/passwd, etc/group) in the image at `root`: opened inside the root
+// (RESOLVE_IN_ROOT: an image's /etc/passwd -> /etc/shadow link means the image's own file, never the
+// host's), without blocking (O_NONBLOCK: a FIFO does not hang the build), a regular file only, at
+// most kMaxAccountFile bytes. nullopt when the image has no such file.
+std::optional<std::string> read_account_file(const fs::path& root, const std::string& rel, const std::string& origin) {
+  UniqueFd rootfd(::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (rootfd.get() < 0) throw Error("cannot open the sandbox's root " + root.string() + ": " + strerror(errno));
+  open_how how{};
+  how.flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV;
+  long raw = ::syscall(SYS_openat2, rootfd.get(), rel.c_str(), &how, sizeof how);
+  if (raw < 0 && errno == ENOENT) return std::nullopt;
+  if (raw < 0) throw InputError(origin + ": cannot open the image's /" + rel + ": " + strerror(errno));
+  UniqueFd fd(static_cast<int>(raw));
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
+    throw InputError(origin + ": the image's /" + rel + " is not a regular file", "make it a plain file in an earlier step");
+  if (static_cast<uint64_t>(st.st_size) > kMaxAccountFile)
+    throw InputError(origin + ": the image's /" + rel + " has " + std::to_string(st.st_size) + " bytes, more than the " +
+                     std::to_string(kMaxAccountFile) + " read to look a user up");
+  std::string text(static_cast<size_t>(st.st_size), '\0');
+  size_t got = 0;
+  while (got < text.size()) {
+    ssize_t n = ::read(fd.get(), text.data() + got, text.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  text.resize(got);
+  return text;
+}
+
+// The numeric field `field` (2 = uid/gid, 3 = primary gid) of `name` in a passwd/group style text.
+std::optional<uint32_t> lookup(const std::optional<std::string>& text, const std::string& name, int field) {
+  if (!text) return std::nullopt;
+  std::istringstream in(*text);
   for (std::string line; std::getline(in, line);) {
     std::vector<std::string> parts;
     std::stringstream fields(line);
@@ -259,8 +300,8 @@ std::optional<uint32_t> lookup(const fs::path& file, const std::string& name, in
 
 }  // namespace
 
-void materialize_layer(const std::vector<Entry>& entries, const fs::path& root) {
-  RootWriter writer(root);
+void materialize_layer(const std::vector<Entry>& entries, const fs::path& root, const IdMapping& ids) {
+  RootWriter writer(root, ids);
   // Whiteouts hide what lower layers hold, never what this layer itself adds: apply them first.
   for (const auto& e : entries) {
     std::string base = path_base(e.path);
@@ -278,8 +319,8 @@ void materialize_layer(const std::vector<Entry>& entries, const fs::path& root) 
   }
 }
 
-void materialize_archive(archive* a, const fs::path& root, const std::string& where) {
-  RootWriter writer(root);
+void materialize_archive(archive* a, const fs::path& root, const std::string& where, const IdMapping& ids) {
+  RootWriter writer(root, ids);
   // A layer's whiteouts hide lower layers only. Members come in the tar's order, so an opaque marker
   // may follow children of its directory that this layer wrote: those are kept.
   std::set<std::string> written;  // paths this layer wrote
@@ -350,18 +391,19 @@ SandboxUser resolve_user(const fs::path& root, const std::string& user, const st
     result.uid = static_cast<uint32_t>(std::stoul(name));
     result.gid = result.uid;
   } else {
-    auto uid = lookup(root / "etc/passwd", name, 2);
+    auto passwd = read_account_file(root, "etc/passwd", origin);
+    auto uid = lookup(passwd, name, 2);
     if (!uid)
       throw InputError(origin + ": user '" + name + "' is not in the image's /etc/passwd",
                        "create the user in an earlier step (accounts:), or give a numeric uid");
     result.uid = *uid;
-    result.gid = lookup(root / "etc/passwd", name, 3).value_or(*uid);
+    result.gid = lookup(passwd, name, 3).value_or(*uid);
   }
   if (!group.empty()) {
     if (is_number(group) && group.size() < 10) {
       result.gid = static_cast<uint32_t>(std::stoul(group));
     } else {
-      auto gid = lookup(root / "etc/group", group, 2);
+      auto gid = lookup(read_account_file(root, "etc/group", origin), group, 2);
       if (!gid)
         throw InputError(origin + ": group '" + group + "' is not in the image's /etc/group",
                          "create the group in an earlier step (accounts:), or give a numeric gid");

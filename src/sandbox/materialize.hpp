@@ -11,17 +11,21 @@
 #include <vector>
 
 #include "entries/entry.hpp"
+#include "sandbox/id_map.hpp"
 
 struct archive;  // libarchive's reader handle
 
 namespace rp {
 
-void materialize_layer(const std::vector<Entry>& entries, const std::filesystem::path& root);
+// Owners are written through `ids` (a sandbox's user namespace: container root becomes its host id);
+// the default writes them as they are.
+void materialize_layer(const std::vector<Entry>& entries, const std::filesystem::path& root, const IdMapping& ids = {});
 
 // The same for a layer tar read with libarchive (a base image's layer): every member up to the end
 // of the archive. Devices and fifos are skipped (the sandbox mounts its own /dev); members with ".."
 // are skipped. Throws rp::Error naming `where` for an unreadable archive.
-void materialize_archive(::archive* a, const std::filesystem::path& root, const std::string& where);
+void materialize_archive(::archive* a, const std::filesystem::path& root, const std::string& where,
+                         const IdMapping& ids = {});
 
 struct SandboxUser {
   uint32_t uid = 0;
@@ -29,7 +33,9 @@ struct SandboxUser {
 };
 
 // "name", "uid", "name:group" or "uid:gid" as the image config's User; names are looked up in the
-// rootfs' /etc/passwd and /etc/group. Throws InputError naming `origin` for an unknown name.
+// rootfs' /etc/passwd and /etc/group, opened inside the root (symlinks resolved there, never on the
+// host), regular files only, at most 4 MiB read. Throws InputError naming `origin` for an unknown
+// name or an unreadable file.
 SandboxUser resolve_user(const std::filesystem::path& root, const std::string& user, const std::string& origin);
 
 }  // namespace rp

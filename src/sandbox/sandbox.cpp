@@ -1,148 +1,516 @@
 #include "sandbox/sandbox.hpp"
 
 #include <fcntl.h>
-#include <grp.h>
-#include <linux/sched.h>
-#include <net/if.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <sys/ioctl.h>
+#include <spdlog/spdlog.h>
 #include <sys/mount.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <deque>
+#include <mutex>
+#include <sstream>
 
+#include "sandbox/oci_spec.hpp"
+#include "sandbox/output_lines.hpp"
 #include "util/error.hpp"
+#include "util/fs.hpp"
+#include "util/temp_files.hpp"
 
 namespace fs = std::filesystem;
-extern char** environ;
 
 namespace rp {
 namespace {
 
 constexpr size_t kKeptLines = 20;
-const char* const kDevices[] = {"null", "zero", "full", "random", "urandom", "tty"};
+constexpr const char* kSeccompProfile = "/usr/share/containers/seccomp.json";
+// Where the root of a container is bind-mounted for the runtime (root only): a directory every
+// user can walk through (0711), holding one 0711 directory per running container.
+constexpr const char* kMountBase = "/run/rockpack";
+constexpr const char* kRuntimePath = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
-// Reports a failed setup step to the parent through the output pipe and ends the child. Only
-// async-signal-safe calls: the child of a multi-threaded process.
-[[noreturn]] void die(const char* what) {
-  const char* reason = strerror(errno);
-  const char* prefix = "rockpack-sandbox: ";
-  (void)!write(2, prefix, strlen(prefix));
-  (void)!write(2, what, strlen(what));
-  (void)!write(2, ": ", 2);
-  (void)!write(2, reason, strlen(reason));
-  (void)!write(2, "\n", 1);
-  _exit(125);
+// ---- What the signal handler needs: fixed storage, read without locks. ----
+std::atomic<pid_t> g_helper{0};  // the runtime's process while a command runs
+char g_pid_file[1024];            // the runtime's --pid-file: the container's init on the host
+
+pid_t read_pid_raw(const char* path) {
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char text[32];
+  ssize_t n = ::read(fd, text, sizeof text - 1);
+  ::close(fd);
+  pid_t pid = 0;
+  for (ssize_t i = 0; i < n && text[i] >= '0' && text[i] <= '9' && pid < 100000000; ++i) pid = pid * 10 + (text[i] - '0');
+  return pid;
 }
 
-void write_proc(const char* path, const char* text) {
-  int fd = open(path, O_WRONLY | O_CLOEXEC);
-  if (fd < 0 || write(fd, text, strlen(text)) < 0) die(path);
-  close(fd);
+// Kills the running container: SIGKILL to its init ends its whole pid namespace; the runtime then
+// removes its state and cgroup and exits. Async-signal-safe: also called from the signal handler.
+void kill_running_container() {
+  pid_t helper = g_helper.load();
+  if (helper <= 0) return;
+  pid_t container = read_pid_raw(g_pid_file);
+  if (container > 0) ::kill(container, SIGKILL);
+  else ::kill(helper, SIGKILL);  // not created yet: the runtime's init dies with it (its parent-death signal)
+  for (int i = 0; i < 400; ++i) {  // up to 2 s for the runtime to clean up
+    int status = 0;
+    if (::waitpid(helper, &status, WNOHANG) != 0) return;
+    struct timespec pause_for {0, 5000000};
+    ::nanosleep(&pause_for, nullptr);
+  }
+  ::kill(helper, SIGKILL);
 }
 
-void bring_loopback_up() {
-  int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) die("socket for lo");
-  struct ifreq request {};
-  strncpy(request.ifr_name, "lo", IFNAMSIZ - 1);
-  if (ioctl(fd, SIOCGIFFLAGS, &request) < 0) die("lo flags");
-  request.ifr_flags |= IFF_UP | IFF_RUNNING;
-  if (ioctl(fd, SIOCSIFFLAGS, &request) < 0) die("bring lo up");
-  close(fd);
+void install_signal_hook() {
+  static std::once_flag once;
+  std::call_once(once, [] { add_signal_hook(kill_running_container); });
 }
 
-// Everything the child needs, built before clone so the child allocates nothing.
-struct ChildPlan {
-  std::string rootfs;
-  std::string proc, tmp, dev;
-  std::vector<std::string> device_targets, device_sources;
-  std::string uid_map, gid_map;
-  bool user_namespace = false;
-  bool network = false;
-  uint32_t uid = 0, gid = 0;
-  std::string workdir;
-  std::vector<char*> argv, envp;
-  int output_fd = -1;
+// ---- The runtimes. ----
+struct Runtime {
+  std::string name;
+  std::string path;
 };
 
-[[noreturn]] void child_main(const ChildPlan& plan) {
-  if (dup2(plan.output_fd, 1) < 0 || dup2(plan.output_fd, 2) < 0) _exit(125);
-  int null_fd = open("/dev/null", O_RDONLY);
-  if (null_fd >= 0) dup2(null_fd, 0);
-  if (plan.user_namespace) {
-    write_proc("/proc/self/setgroups", "deny");
-    write_proc("/proc/self/uid_map", plan.uid_map.c_str());
-    write_proc("/proc/self/gid_map", plan.gid_map.c_str());
+std::vector<Runtime> find_runtimes() {
+  std::vector<std::string> names = {"crun", "runc"};
+  if (const char* only = std::getenv("ROCKPACK_SANDBOX_RUNTIME"); only && *only) names = {only};
+  std::vector<Runtime> out;
+  for (const auto& name : names) {
+    if (name != "crun" && name != "runc") continue;
+    for (const char* dir : {"/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin", "/bin", "/sbin"}) {
+      std::string path = std::string(dir) + "/" + name;
+      if (::access(path.c_str(), X_OK) == 0) {
+        out.push_back({name, path});
+        break;
+      }
+    }
   }
-  if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) < 0) die("make mounts private");
-  if (mount("proc", plan.proc.c_str(), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) < 0) die("mount /proc");
-  if (mount("tmpfs", plan.tmp.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0) die("mount /tmp");
-  if (mount("tmpfs", plan.dev.c_str(), "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755") < 0) die("mount /dev");
-  for (size_t i = 0; i < plan.device_targets.size(); ++i) {
-    int fd = open(plan.device_targets[i].c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
-    if (fd < 0) die("create a /dev node");
-    close(fd);
-    if (mount(plan.device_sources[i].c_str(), plan.device_targets[i].c_str(), nullptr, MS_BIND, nullptr) < 0)
-      die(plan.device_sources[i].c_str());
-  }
-  if (!plan.network) bring_loopback_up();
-  (void)sethostname("rockpack", 8);
-  if (chroot(plan.rootfs.c_str()) < 0) die("chroot");
-  if (chdir("/") < 0) die("chdir /");
-  if (chdir(plan.workdir.c_str()) < 0) die("workdir");
-  if (setgroups(0, nullptr) < 0 && !plan.user_namespace) die("setgroups");
-  if (setgid(plan.gid) < 0) die("setgid");
-  if (setuid(plan.uid) < 0) die("setuid");
-  environ = const_cast<char**>(plan.envp.data());
-  execvp(plan.argv[0], plan.argv.data());
-  die(plan.argv[0]);
+  return out;
+}
+
+std::mutex g_runtime_mutex;
+int g_proven = -1;  // the index (in find_runtimes()) of a runtime that ran a command in this process
+bool g_said_which = false;
+
+const nlohmann::json& seccomp_for_default_caps() {
+  static const nlohmann::json profile = [] {
+    std::string text;
+    try {
+      text = read_file(kSeccompProfile);
+    } catch (const Error& e) {
+      throw Error(std::string("the sandbox needs the containers seccomp profile ") + kSeccompProfile + ", which is missing",
+                  "install it (Debian: apt-get install golang-github-containers-common; tools/install-deps.sh does)");
+    }
+    try {
+      return oci_seccomp(nlohmann::json::parse(text), default_capabilities());
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(std::string("cannot read the seccomp profile ") + kSeccompProfile + ": " + e.what(),
+                  "reinstall golang-github-containers-common");
+    }
+  }();
+  return profile;
 }
 
 std::string how_to_fix(bool root) {
   if (root)
-    return "run rockpack as root on a Linux host or VM, or in a container started with --privileged "
-           "(or --cap-add SYS_ADMIN --security-opt seccomp=unconfined); see docs/run.md";
-  return "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, "
-         "user.max_user_namespaces > 0) or run rockpack as root; see docs/run.md";
+    return "install crun or runc (tools/install-deps.sh), and run rockpack as root on a Linux host or VM, or in a "
+           "container started with --privileged; see docs/run.md";
+  return "install crun or runc, and allow unprivileged user namespaces (user.max_user_namespaces > 0; on Debian/Ubuntu "
+         "kernel.unprivileged_userns_clone=1), or run rockpack as root; see docs/run.md";
+}
+
+// The error messages a runtime wrote into its JSON log (one object per line).
+std::vector<std::string> runtime_errors(const fs::path& log) {
+  std::vector<std::string> out;
+  std::string text;
+  try {
+    text = read_file(log);
+  } catch (const Error&) {
+    return out;
+  }
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line) && out.size() < 10;) {
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (!j.is_object() || j.value("level", "") != "error") continue;
+    std::string msg = j.value("msg", "");
+    if (j.contains("errno") && j["errno"].is_number_integer()) msg += ": " + std::string(strerror(j["errno"].get<int>()));
+    out.push_back(msg.substr(0, 2000));
+  }
+  return out;
+}
+
+// One attempt of one runtime at one command.
+struct Attempt {
+  bool started = false;  // the container existed (the runtime wrote its pid file)
+  std::vector<std::string> errors;  // the runtime's own error messages
+  int exit_code = 0;
+  bool timed_out = false;
+};
+
+// Everything the helper child needs, prepared before fork: the child of a multi-threaded process
+// may only make system calls.
+struct HelperPlan {
+  std::vector<std::string> argv_text;
+  std::vector<char*> argv;
+  std::vector<char*> envp;
+  std::string rootfs, mountpoint;  // mountpoint empty: no bind mount (rootless)
+  std::string log;
+  int out_fd = -1;
+  int null_fd = -1;
+};
+
+void helper_fail(const HelperPlan& plan, const char* what) {
+  int err = errno;
+  int fd = ::open(plan.log.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  if (fd >= 0) {
+    char number[16];
+    int n = 0;
+    char digits[16];
+    for (int v = err; v > 0 && n < 15; v /= 10) digits[n++] = static_cast<char>('0' + v % 10);
+    for (int i = 0; i < n; ++i) number[i] = digits[n - 1 - i];
+    number[n] = 0;
+    const char* parts[] = {"{\"level\":\"error\",\"msg\":\"rockpack: ", what, "\",\"errno\":", n ? number : "0", "}\n"};
+    for (const char* p : parts) (void)!::write(fd, p, strlen(p));
+    ::close(fd);
+  }
+  _exit(125);
+}
+
+[[noreturn]] void helper_main(const HelperPlan& plan) {
+  // A session of its own: no controlling terminal for anything below (no TIOCSTI into the user's
+  // shell, /dev/tty cannot be opened).
+  if (::setsid() < 0) helper_fail(plan, "setsid");
+  if (!plan.mountpoint.empty()) {
+    // The runtime sets the container up as its (unprivileged) root, which may not walk the store's
+    // directories: give it the root at a path it can reach, in a mount namespace only this runtime
+    // and its container see.
+    if (::unshare(CLONE_NEWNS) < 0) helper_fail(plan, "cannot create a mount namespace for the runtime");
+    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) < 0) helper_fail(plan, "cannot make the mounts private");
+    if (::mount(plan.rootfs.c_str(), plan.mountpoint.c_str(), nullptr, MS_BIND | MS_REC, nullptr) < 0)
+      helper_fail(plan, "cannot bind-mount the root for the runtime");
+  }
+  if (::dup2(plan.null_fd, 0) < 0 || ::dup2(plan.out_fd, 1) < 0 || ::dup2(plan.out_fd, 2) < 0) helper_fail(plan, "dup2");
+  // Nothing rockpack inherited or opened reaches the runtime or the command.
+  if (::syscall(SYS_close_range, 3U, ~0U, 0U) < 0)
+    for (int fd = 3; fd < 65536; ++fd) ::close(fd);
+  ::execve(plan.argv[0], plan.argv.data(), plan.envp.data());
+  helper_fail(plan, "cannot run the container runtime");
+  _exit(125);
+}
+
+struct RunFiles {
+  fs::path bundle, config, log, pid, state;
+  std::string id;
+};
+
+Attempt run_attempt(const Runtime& runtime, const RunFiles& files, const std::string& rootfs, const std::string& mountpoint,
+                    int timeout_seconds, const std::function<void(std::string)>& on_output) {
+  std::error_code ec;
+  fs::remove(files.log, ec);
+  fs::remove(files.pid, ec);
+  fs::remove_all(files.state, ec);
+  fs::create_directories(files.state, ec);
+
+  HelperPlan plan;
+  plan.rootfs = rootfs;
+  plan.mountpoint = mountpoint;
+  plan.log = files.log.string();
+  if (runtime.name == "crun")
+    plan.argv_text = {runtime.path, "--root", files.state.string(), "--log=file:" + files.log.string(), "--log-format=json",
+                      "run", "--bundle", files.bundle.string(), "--pid-file", files.pid.string(), files.id};
+  else
+    plan.argv_text = {runtime.path, "--root", files.state.string(), "--log", files.log.string(), "--log-format", "json",
+                      "run", "--bundle", files.bundle.string(), "--pid-file", files.pid.string(), files.id};
+  for (auto& a : plan.argv_text) plan.argv.push_back(a.data());
+  plan.argv.push_back(nullptr);
+  static std::string path_env = kRuntimePath;
+  plan.envp = {path_env.data(), nullptr};
+
+  int pipe_fds[2];
+  if (::pipe2(pipe_fds, O_CLOEXEC) < 0) throw Error("cannot create a pipe: " + std::string(strerror(errno)));
+  UniqueFd read_end(pipe_fds[0]), write_end(pipe_fds[1]);
+  UniqueFd null_fd(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  if (null_fd.get() < 0) throw Error("cannot open /dev/null: " + std::string(strerror(errno)));
+  plan.out_fd = write_end.get();
+  plan.null_fd = null_fd.get();
+
+  install_signal_hook();
+  std::snprintf(g_pid_file, sizeof g_pid_file, "%s", files.pid.c_str());
+  // SIGINT/SIGTERM wait while the helper is made, so the handler always knows it.
+  sigset_t stop, previous;
+  sigemptyset(&stop);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&stop, sig);
+  ::pthread_sigmask(SIG_BLOCK, &stop, &previous);
+  pid_t helper = ::fork();
+  if (helper == 0) {
+    ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) ::signal(sig, SIG_DFL);
+    helper_main(plan);
+  }
+  int fork_errno = errno;
+  if (helper > 0) g_helper.store(helper);
+  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  write_end = UniqueFd();
+  if (helper < 0) throw Error("cannot start the container runtime: " + std::string(strerror(fork_errno)));
+
+  Attempt attempt;
+  // Until the container exists, what comes out is the runtime's own (a runtime that cannot run here
+  // says why): held back, and dropped when the attempt fails; then the command's output streams.
+  bool streaming = false;
+  std::deque<std::string> held;
+  auto container_exists = [&] { return ::access(files.pid.c_str(), F_OK) == 0; };
+  OutputLines lines([&](std::string line) {
+    if (!streaming && container_exists()) {
+      streaming = true;
+      for (auto& h : held) on_output(std::move(h));
+      held.clear();
+    }
+    if (streaming) return on_output(std::move(line));
+    held.push_back(std::move(line));
+    if (held.size() > 200) held.pop_front();
+  });
+  UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, helper, 0)));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
+  bool output_open = true;
+  bool exited = false;
+  int status = 0;
+  auto reap = [&](int flags) {
+    pid_t r;
+    while ((r = ::waitpid(helper, &status, flags)) < 0 && errno == EINTR) {
+    }
+    if (r == helper) exited = true;
+  };
+  char buffer[65536];
+  while (!exited) {
+    int wait_ms = pidfd.get() >= 0 ? -1 : 50;
+    if (timeout_seconds > 0) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+      if (left <= 0) {
+        attempt.timed_out = true;
+        break;
+      }
+      wait_ms = wait_ms < 0 ? static_cast<int>(std::min<int64_t>(left, 1 << 30)) : std::min<int>(wait_ms, static_cast<int>(left));
+    }
+    struct pollfd fds[2] = {{output_open ? read_end.get() : -1, POLLIN, 0}, {pidfd.get(), POLLIN, 0}};
+    int ready = ::poll(fds, 2, wait_ms);
+    if (ready < 0 && errno != EINTR) throw Error("poll: " + std::string(strerror(errno)));
+    if (ready > 0 && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+      ssize_t n = ::read(read_end.get(), buffer, sizeof buffer);
+      if (n > 0) lines.feed(buffer, static_cast<size_t>(n));
+      else if (n == 0 || errno != EINTR) output_open = false;  // the deadline still holds: keep waiting
+    }
+    if (pidfd.get() < 0 || (ready > 0 && (fds[1].revents & POLLIN))) reap(WNOHANG);
+  }
+  if (attempt.timed_out) {
+    kill_running_container();
+    reap(0);
+  }
+  g_helper.store(0);
+  // What the command wrote just before it ended: nothing holds the pipe any more.
+  if (output_open) {
+    ::fcntl(read_end.get(), F_SETFL, O_NONBLOCK);
+    ssize_t n;
+    while ((n = ::read(read_end.get(), buffer, sizeof buffer)) > 0) lines.feed(buffer, static_cast<size_t>(n));
+  }
+  lines.finish();
+  attempt.started = container_exists();
+  if (attempt.started)
+    for (auto& h : held) on_output(std::move(h));
+  attempt.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (attempt.timed_out) attempt.exit_code = 128 + SIGKILL;
+  attempt.errors = runtime_errors(files.log);
+  return attempt;
+}
+
+// A directory for the runtime's bind mount of the root (root only): /run/rockpack/<temp name>/rootfs.
+class Mountpoint {
+ public:
+  Mountpoint() {
+    std::error_code ec;
+    fs::create_directories(kMountBase, ec);
+    struct stat st {};
+    if (::lstat(kMountBase, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0)
+      throw Error(std::string("cannot use ") + kMountBase + " for the sandbox: not a directory of root's",
+                  std::string("remove ") + kMountBase + " and try again");
+    ::chmod(kMountBase, 0711);
+    remove_orphaned_temporaries(kMountBase, "sandbox");
+    dir_ = temp_sibling(fs::path(kMountBase) / "sandbox");
+    if (::mkdir(dir_.c_str(), 0711) != 0 || ::mkdir((dir_ / "rootfs").c_str(), 0755) != 0)
+      throw Error("cannot create " + dir_.string() + ": " + strerror(errno));
+    slot_ = register_temporary_tree(dir_.c_str());
+  }
+  ~Mountpoint() {
+    unregister_temporary(slot_);
+    remove_tree_raw(dir_.c_str());
+  }
+  std::string path() const { return (dir_ / "rootfs").string(); }
+
+ private:
+  fs::path dir_;
+  int slot_ = -1;
+};
+
+std::atomic<uint64_t> g_run_counter{0};
+
+struct Launch {
+  SpecInput spec;
+  fs::path rootfs;
+  int timeout_seconds = 0;
+};
+
+// Runs `launch` with the runtimes in order (the one proven here first) until one makes the
+// container. Returns the attempt and the runtime's name; throws when none can.
+std::pair<Attempt, std::string> run_with_runtimes(Launch launch, const fs::path& scratch,
+                                                  const std::function<void(std::string)>& on_output) {
+  auto runtimes = find_runtimes();
+  if (runtimes.empty())
+    throw Error("no container runtime (crun or runc) is installed; the sandbox never runs a command without one",
+                how_to_fix(::geteuid() == 0));
+  launch.spec.seccomp = seccomp_for_default_caps();
+  const bool root = ::geteuid() == 0;
+  std::unique_ptr<Mountpoint> mountpoint;
+  if (root) mountpoint = std::make_unique<Mountpoint>();
+  launch.spec.rootfs = root ? mountpoint->path() : fs::absolute(launch.rootfs).string();
+
+  RunFiles files;
+  files.id = "rockpack-" + std::to_string(::getpid()) + "-" + std::to_string(g_run_counter.fetch_add(1));
+  files.bundle = scratch / ("oci-" + files.id);
+  std::error_code ec;
+  fs::remove_all(files.bundle, ec);
+  if (::mkdir(files.bundle.c_str(), 0700) != 0)
+    throw Error("cannot create " + files.bundle.string() + ": " + strerror(errno));
+  files.config = files.bundle / "config.json";
+  files.log = files.bundle / "runtime.log";
+  files.pid = files.bundle / "container.pid";
+  files.state = files.bundle / "state";
+  struct Cleanup {
+    fs::path dir;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } cleanup{files.bundle};
+  write_file_atomic(files.config, make_oci_spec(launch.spec).dump(), 0600);
+
+  std::vector<size_t> order;
+  {
+    std::lock_guard<std::mutex> lock(g_runtime_mutex);
+    if (g_proven >= 0 && static_cast<size_t>(g_proven) < runtimes.size()) order.push_back(static_cast<size_t>(g_proven));
+  }
+  for (size_t i = 0; i < runtimes.size(); ++i)
+    if (order.empty() || order[0] != i) order.push_back(i);
+
+  std::vector<std::string> why_not;
+  for (size_t i : order) {
+    Attempt attempt = run_attempt(runtimes[i], files, fs::absolute(launch.rootfs).string(),
+                                  root ? mountpoint->path() : std::string(), launch.timeout_seconds, on_output);
+    bool proven;
+    {
+      std::lock_guard<std::mutex> lock(g_runtime_mutex);
+      proven = g_proven == static_cast<int>(i);
+    }
+    if (attempt.started || attempt.errors.empty() || attempt.timed_out || proven) {
+      std::lock_guard<std::mutex> lock(g_runtime_mutex);
+      if (attempt.started || attempt.errors.empty()) g_proven = static_cast<int>(i);
+      if (!g_said_which) {
+        g_said_which = true;
+        spdlog::info("sandbox: commands run in containers made by {}{}", runtimes[i].name,
+                     why_not.empty() ? "" : " (" + why_not.front() + ")");
+      }
+      return {std::move(attempt), runtimes[i].name};
+    }
+    std::string joined;
+    for (const auto& e : attempt.errors) joined += (joined.empty() ? "" : "; ") + e;
+    why_not.push_back(runtimes[i].name + " cannot run here: " + joined);
+  }
+  std::string all;
+  for (const auto& w : why_not) all += (all.empty() ? "" : "; ") + w;
+  throw Error("cannot start the sandbox: " + all, how_to_fix(root));
 }
 
 }  // namespace
 
-void prepare_sandbox_rootfs(const fs::path& rootfs) {
+IdMapping sandbox_ids() {
+  if (::geteuid() == 0) return {{kSandboxHostIdBase, 65536}, {kSandboxHostIdBase, 65536}};
+  return {{static_cast<uint32_t>(::geteuid()), 1}, {static_cast<uint32_t>(::getegid()), 1}};
+}
+
+namespace {
+// Gives `path` to the sandbox's root unless it has it: a chown that changes nothing still changes
+// the ctime, and the directory would count as the step's change.
+void give_to_container_root(const fs::path& path, const IdMapping& ids) {
+  struct stat st {};
+  uid_t uid = ids.uids.to_host(0);
+  gid_t gid = ids.gids.to_host(0);
+  if (::lstat(path.c_str(), &st) == 0 && (st.st_uid != uid || st.st_gid != gid)) (void)::lchown(path.c_str(), uid, gid);
+}
+}  // namespace
+
+void prepare_sandbox_rootfs(const fs::path& rootfs, const IdMapping& ids) {
+  const bool root = ::geteuid() == 0;
   for (const char* dir : {"proc", "dev", "tmp"}) {
     std::error_code ec;
-    if (fs::is_symlink(rootfs / dir)) fs::remove(rootfs / dir);
-    fs::create_directories(rootfs / dir, ec);
-    if (ec) throw Error("cannot prepare " + (rootfs / dir).string() + " for the sandbox: " + ec.message());
+    fs::path p = rootfs / dir;
+    if (fs::is_symlink(p)) fs::remove(p);
+    if (!fs::exists(p)) {
+      fs::create_directories(p, ec);
+      if (!ec && std::string(dir) == "tmp") ::chmod(p.c_str(), 01777);
+    }
+    if (ec) throw Error("cannot prepare " + p.string() + " for the sandbox: " + ec.message());
+    if (root) give_to_container_root(p, ids);
   }
+  if (root) give_to_container_root(rootfs, ids);
 }
 
 std::optional<std::string> sandbox_unavailable() {
   if (const char* off = std::getenv("ROCKPACK_SANDBOX"); off && std::string(off) == "off")
     return std::string("ROCKPACK_SANDBOX=off is set");
-  bool root = geteuid() == 0;
-  unsigned long flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET | SIGCHLD;
-  if (!root) flags |= CLONE_NEWUSER;
-  pid_t pid = static_cast<pid_t>(syscall(SYS_clone, flags, nullptr, nullptr, nullptr, nullptr));
-  if (pid == 0) {
-    // The first thing a sandbox does: make its mounts private. Refused where mounts are.
-    _exit(mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0 ? 0 : 1);
+  // A container on an empty root with the host's /usr read-only, running `true`.
+  std::error_code ec;
+  fs::path scratch = temp_sibling(fs::temp_directory_path() / "rockpack-sandbox-probe");
+  if (::mkdir(scratch.c_str(), 0700) != 0) return "cannot create " + scratch.string() + ": " + strerror(errno);
+  int slot = register_temporary_tree(scratch.c_str());
+  struct Cleanup {
+    fs::path dir;
+    int slot;
+    ~Cleanup() {
+      unregister_temporary(slot);
+      remove_tree_raw(dir.c_str());
+    }
+  } cleanup{scratch, slot};
+  fs::path rootfs = scratch / "rootfs";
+  fs::create_directories(rootfs / "usr", ec);
+  for (const char* link : {"bin", "lib", "lib64", "sbin"}) fs::create_symlink(std::string("usr/") + link, rootfs / link, ec);
+  IdMapping ids = sandbox_ids();
+  try {
+    prepare_sandbox_rootfs(rootfs, ids);
+    if (::geteuid() == 0) give_to_container_root(rootfs / "usr", ids);
+    Launch launch;
+    launch.rootfs = rootfs;
+    launch.timeout_seconds = 30;
+    launch.spec.argv = {"/usr/bin/true"};
+    launch.spec.env = {kRuntimePath};
+    launch.spec.uids = ids.uids;
+    launch.spec.gids = ids.gids;
+    launch.spec.pids_limit = kSandboxPidsLimit;
+    launch.spec.cgroup_limits = ::geteuid() == 0;
+    launch.spec.readonly_binds = {"/usr"};
+    auto [attempt, runtime] = run_with_runtimes(launch, scratch, [](std::string) {});
+    if (attempt.exit_code != 0)
+      return runtime + " ran `true` in a container, which failed with exit code " + std::to_string(attempt.exit_code);
+  } catch (const Error& e) {
+    return std::string(e.what()) + (e.hint().empty() ? "" : " (" + e.hint() + ")");
   }
-  if (pid < 0) return "cannot create namespaces: " + std::string(strerror(errno)) + " (" + how_to_fix(root) + ")";
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return "cannot mount in a new namespace (" + how_to_fix(root) + ")";
   return std::nullopt;
 }
 
@@ -150,94 +518,46 @@ SandboxResult run_in_sandbox(const fs::path& rootfs, const SandboxCommand& comma
   if (command.argv.empty()) throw Error(command.name + ": no command to run");
   if (const char* off = std::getenv("ROCKPACK_SANDBOX"); off && std::string(off) == "off")
     throw Error(command.name + ": cannot run: ROCKPACK_SANDBOX=off is set", "unset it to run commands in the sandbox");
-  prepare_sandbox_rootfs(rootfs);
-  bool root = geteuid() == 0;
-
-  ChildPlan plan;
-  plan.rootfs = fs::absolute(rootfs).string();
-  plan.proc = plan.rootfs + "/proc";
-  plan.tmp = plan.rootfs + "/tmp";
-  plan.dev = plan.rootfs + "/dev";
-  for (const char* device : kDevices) {
-    if (!fs::exists(std::string("/dev/") + device)) continue;
-    plan.device_sources.push_back(std::string("/dev/") + device);
-    plan.device_targets.push_back(plan.dev + "/" + device);
-  }
-  plan.user_namespace = !root;
-  plan.uid_map = "0 " + std::to_string(geteuid()) + " 1\n";
-  plan.gid_map = "0 " + std::to_string(getegid()) + " 1\n";
-  plan.network = command.network;
-  plan.uid = command.uid;
-  plan.gid = command.gid;
-  plan.workdir = command.workdir.empty() ? "/" : command.workdir;
-  for (const auto& arg : command.argv) plan.argv.push_back(const_cast<char*>(arg.c_str()));
-  plan.argv.push_back(nullptr);
-  for (const auto& var : command.env) plan.envp.push_back(const_cast<char*>(var.c_str()));
-  plan.envp.push_back(nullptr);
-  if (plan.user_namespace && (command.uid != 0 || command.gid != 0))
+  const bool root = ::geteuid() == 0;
+  IdMapping ids = sandbox_ids();
+  if (!root && (command.uid != 0 || command.gid != 0))
     throw Error(command.name + ": the step asks for user " + std::to_string(command.uid) +
                     ", but rootless sandboxes map only root",
                 "run rockpack as root for steps with a user:");
+  prepare_sandbox_rootfs(rootfs, ids);
 
-  int pipe_fds[2];
-  if (pipe2(pipe_fds, O_CLOEXEC) < 0) throw Error("cannot create a pipe: " + std::string(strerror(errno)));
-  plan.output_fd = pipe_fds[1];
-
-  unsigned long flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | SIGCHLD;
-  if (!command.network) flags |= CLONE_NEWNET;
-  if (plan.user_namespace) flags |= CLONE_NEWUSER;
-  pid_t pid = static_cast<pid_t>(syscall(SYS_clone, flags, nullptr, nullptr, nullptr, nullptr));
-  if (pid == 0) {
-    // dup2 clears O_CLOEXEC on the copies the command keeps.
-    child_main(plan);
-  }
-  int clone_errno = errno;
-  close(pipe_fds[1]);
-  if (pid < 0) {
-    close(pipe_fds[0]);
-    throw Error(command.name + ": cannot create the sandbox's namespaces: " + strerror(clone_errno),
-                how_to_fix(root));
-  }
+  Launch launch;
+  launch.rootfs = rootfs;
+  launch.timeout_seconds = command.timeout_seconds;
+  launch.spec.argv = command.argv;
+  launch.spec.env = command.env;
+  launch.spec.uid = command.uid;
+  launch.spec.gid = command.gid;
+  launch.spec.cwd = command.workdir.empty() ? "/" : command.workdir;
+  launch.spec.network = command.network;
+  launch.spec.uids = ids.uids;
+  launch.spec.gids = ids.gids;
+  launch.spec.pids_limit = kSandboxPidsLimit;
+  // Rootless, the runtime cannot make a cgroup (cgroup v1, or v2 without delegation): the limit is
+  // RLIMIT_NPROC only.
+  launch.spec.cgroup_limits = root;
 
   SandboxResult result;
   std::deque<std::string> last;
-  std::string pending;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(command.timeout_seconds);
-  auto emit = [&](std::string line) {
+  auto on_output = [&](std::string line) {
     on_line(line);
     last.push_back(std::move(line));
     if (last.size() > kKeptLines) last.pop_front();
   };
-  for (;;) {
-    int wait_ms = -1;
-    if (command.timeout_seconds > 0) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-      wait_ms = static_cast<int>(std::max<int64_t>(0, left.count()));
-    }
-    struct pollfd poll_fd {pipe_fds[0], POLLIN, 0};
-    int ready = poll(&poll_fd, 1, wait_ms);
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready == 0) {
-      result.timed_out = true;
-      kill(pid, SIGKILL);  // pid 1 of the namespace: the kernel kills all its processes
-      break;
-    }
-    char buffer[8192];
-    ssize_t n = read(pipe_fds[0], buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    pending.append(buffer, static_cast<size_t>(n));
-    for (size_t nl; (nl = pending.find('\n')) != std::string::npos;) {
-      emit(pending.substr(0, nl));
-      pending.erase(0, nl + 1);
-    }
+  fs::path scratch = fs::absolute(rootfs).parent_path();
+  auto [attempt, runtime] = run_with_runtimes(launch, scratch, on_output);
+  result.runtime = runtime;
+  result.timed_out = attempt.timed_out;
+  result.exit_code = attempt.exit_code;
+  if (!attempt.timed_out && !attempt.errors.empty()) {
+    for (const auto& e : attempt.errors) result.setup_error += (result.setup_error.empty() ? "" : "; ") + e;
+    result.exit_code = 127;
   }
-  close(pipe_fds[0]);
-  if (!pending.empty()) emit(pending);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   result.last_lines.assign(last.begin(), last.end());
   return result;
 }

@@ -153,6 +153,11 @@ std::vector<Entry> diff_trees(const fs::path& root, const TreeSnapshot& before, 
     auto old = before.find(path);
     if (old != before.end() && same_identity(old->second, now)) continue;
     if (dropped(path)) continue;
+    // /tmp itself: the command sees the image's /tmp, and writing there touches its times only;
+    // a changed mode or owner is kept.
+    if (!options.keep_litter && path == "tmp" && old != before.end() && old->second.mode == now.mode &&
+        old->second.uid == now.uid && old->second.gid == now.gid)
+      continue;
     if (old != before.end() && S_ISDIR(old->second.mode) && S_ISDIR(now.mode) && (old->second.ino != now.ino || old->second.btime_ns != now.btime_ns))
       opaque.insert(path);
     changed.push_back(path);

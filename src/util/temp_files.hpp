@@ -25,9 +25,21 @@ struct CreatedTemporary {
 };
 CreatedTemporary create_temporary(const char* path, int flags, unsigned mode);
 
-// Installs SIGINT/SIGTERM handlers that unlink the registered temporaries and then die of the
-// signal as before (exit status 128+N).
+// A directory tree removed by the signal handler (a sandbox's scratch root): a slot, or -1.
+// Removal uses only system calls (no allocation); directories are made writable on the way.
+int register_temporary_tree(const char* path);
+
+// A function the signal handler calls before it removes anything (e.g. killing a sandboxed command
+// so that it stops writing into a tree about to be removed). It must be async-signal-safe. At most
+// eight; returns false when full.
+bool add_signal_hook(void (*hook)());
+
+// Installs SIGINT/SIGTERM/SIGHUP handlers that run the hooks, remove the registered trees, unlink
+// the registered temporaries and then die of the signal as before (exit status 128+N).
 void remove_temporaries_on_signal();
+
+// Removes the tree at `path` with system calls only (async-signal-safe; also usable outside a handler).
+void remove_tree_raw(const char* path);
 
 // The pid in a temp_sibling() name ("<name>.tmp-<pid>-<hex>"), or 0 when `name` is not one.
 int temp_owner_pid(const std::string& name);

@@ -92,3 +92,58 @@ TEST_CASE("resolve_user: names from the image's passwd and group, numbers as giv
   CHECK(resolve_user(dir.path, "123:45", "t").gid == 45);
   CHECK_THROWS_AS(resolve_user(dir.path, "nobody", "t"), InputError);
 }
+
+TEST_CASE("resolve_user: /etc/passwd is read inside the root -- links to host files, devices and FIFOs are refused or stay inside") {
+  TempDir dir;
+  fs::path root = dir.path / "root";
+  fs::create_directories(root / "etc");
+  // A host file the image points at: its ids must never be used.
+  dir.write("host-secret", "evil:x:4242:4242::/:/bin/sh\n");
+  fs::create_symlink(dir.path / "host-secret", root / "etc/passwd");
+  CHECK_THROWS_AS(resolve_user(root, "evil", "t"), InputError);  // the link means <root>/<dir>/host-secret: absent
+  fs::remove(root / "etc/passwd");
+  fs::create_symlink("../../../../../../../../" + (dir.path / "host-secret").relative_path().string(), root / "etc/passwd");
+  CHECK_THROWS_AS(resolve_user(root, "evil", "t"), InputError);  // ".." stops at the root
+  fs::remove(root / "etc/passwd");
+  fs::create_symlink("/dev/zero", root / "etc/passwd");
+  CHECK_THROWS_AS(resolve_user(root, "evil", "t"), InputError);
+  fs::remove(root / "etc/passwd");
+  REQUIRE(::mkfifo((root / "etc/passwd").c_str(), 0644) == 0);
+  CHECK_THROWS_AS(resolve_user(root, "evil", "t"), InputError);  // not a regular file; and no hang
+  fs::remove(root / "etc/passwd");
+  dir.write("root/etc/passwd", std::string(5u << 20, '#'));
+  CHECK_THROWS_AS(resolve_user(root, "evil", "t"), InputError);  // larger than the cap
+  // A link inside the image is followed inside it.
+  dir.write("root/etc/real-passwd", "app:x:1234:99::/:/bin/sh\n");
+  fs::remove(root / "etc/passwd");
+  fs::create_symlink("/etc/real-passwd", root / "etc/passwd");
+  CHECK(resolve_user(root, "app", "t").uid == 1234);
+  CHECK(resolve_user(root, "app", "t").gid == 99);
+}
+
+TEST_CASE("materialize: owners are written through the sandbox's id mapping") {
+  if (::geteuid() != 0) {
+    MESSAGE("skipped: needs root to chown");
+    return;
+  }
+  TempDir dir;
+  fs::path root = dir.path / "root";
+  fs::create_directories(root);
+  IdMapping ids{{100000, 65536}, {200000, 65536}};
+  Entry file = make("a/b/file", EntryType::kFile, "x");
+  file.uid = 5;
+  file.gid = 6;
+  Entry far = make("far", EntryType::kFile, "y");
+  far.uid = 70000;  // beyond the mapping: the container's nobody
+  materialize_layer({file, far}, root, ids);
+  struct stat st {};
+  REQUIRE(::lstat((root / "a/b/file").c_str(), &st) == 0);
+  CHECK(st.st_uid == 100005);
+  CHECK(st.st_gid == 200006);
+  REQUIRE(::lstat((root / "a").c_str(), &st) == 0);  // a parent made on the way: container root's
+  CHECK(st.st_uid == 100000);
+  REQUIRE(::lstat((root / "far").c_str(), &st) == 0);
+  CHECK(st.st_uid == 100000 + 65534);
+  CHECK(ids.uids.to_container(100005) == 5u);
+  CHECK_FALSE(ids.uids.to_container(0).has_value());
+}
