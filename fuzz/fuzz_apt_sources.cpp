@@ -1,6 +1,7 @@
 // Fuzzes apt source entries as a base image's sources.list (one-line form) and *.sources (deb822
 // form) give them (apt::parse_one_line_sources, apt::parse_deb822_sources), and the reading of
-// update-alternatives calls from maintainer scripts (apt::alternative_calls). Only rp::Error may come
+// update-alternatives calls from maintainer scripts (apt::alternative_calls), apt's preferences
+// (apt::parse_preferences) and dpkg's path filters (apt::PathFilter). Only rp::Error may come
 // out. Checked: every entry is an http(s) URL with a suite, flat exactly when it has no components,
 // and neither describe() nor an error message shows the user:password@ of a URL.
 #include <cstddef>
@@ -9,6 +10,8 @@
 #include <string_view>
 
 #include "apt/native_effects.hpp"
+#include "apt/path_filter.hpp"
+#include "apt/preferences.hpp"
 #include "apt/sources.hpp"
 #include "net/url.hpp"
 #include "util/error.hpp"
@@ -59,6 +62,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     check(rp::apt::parse_deb822_sources(input, "fuzz.sources"));
   } catch (const rp::Error& e) {
     check_error(e);
+  }
+  try {
+    for (const auto& r : rp::apt::parse_preferences(input, "fuzz.pref"))
+      if (r.priority == 0 || (r.kind != rp::apt::PinRecord::kRelease && !r.release.empty())) __builtin_trap();
+  } catch (const rp::Error&) {
+  }
+  {
+    rp::apt::PathFilter filter(rp::apt::PathFilter::parse_config(input));
+    for (const auto& r : filter.rules())
+      if (r.pattern.empty()) __builtin_trap();
+    (void)filter.skip("/usr/share/doc/x/copyright", false);
+    (void)filter.skip("/usr/share/doc/x", true);
   }
   try {
     for (const auto& call : rp::apt::alternative_calls(std::string(input))) {

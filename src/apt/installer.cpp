@@ -104,12 +104,21 @@ class Installer::Overlay final : public FileTree {
     std::shared_ptr<const ContentSource> content;
   };
 
-  void put(const std::string& key, Stored s) { nodes_[key] = std::move(s); }
+  void put(const std::string& key, Stored s) {
+    removed_.erase(key);
+    nodes_[key] = std::move(s);
+  }
+  // A file of the image that an upgrade left out (dpkg removes it).
+  void remove(const std::string& key) {
+    nodes_.erase(key);
+    removed_.insert(key);
+  }
 
   std::optional<Node> get(const std::string& key) const {
     if (key.empty()) return Node{EntryType::kDirectory, 0755, 0, {}, 0, 0};
     auto it = nodes_.find(key);
     if (it != nodes_.end()) return it->second.node;
+    if (removed_.count(key)) return std::nullopt;
     return lower_.lstat(key);
   }
 
@@ -160,8 +169,9 @@ class Installer::Overlay final : public FileTree {
     auto node = get(*key);
     if (!node || node->type != EntryType::kDirectory) return {};
     std::set<std::string> names;
-    for (auto& n : lower_.list("/" + *key)) names.insert(n);
     std::string prefix = key->empty() ? "" : *key + "/";
+    for (auto& n : lower_.list("/" + *key))
+      if (!removed_.count(prefix + n)) names.insert(n);
     for (auto it = nodes_.lower_bound(prefix); it != nodes_.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
       std::string rest = it->first.substr(prefix.size());
       if (!rest.empty() && rest.find('/') == std::string::npos) names.insert(rest);
@@ -172,7 +182,7 @@ class Installer::Overlay final : public FileTree {
     auto key = resolve(path, true);
     if (!key) return std::nullopt;
     auto it = nodes_.find(*key);
-    if (it == nodes_.end()) return lower_.read("/" + *key, max);
+    if (it == nodes_.end()) return removed_.count(*key) ? std::nullopt : lower_.read("/" + *key, max);
     if (it->second.node.type != EntryType::kFile || !it->second.content || it->second.content->size() > max)
       return std::nullopt;
     StringSink sink;
@@ -183,6 +193,7 @@ class Installer::Overlay final : public FileTree {
  private:
   const FileTree& lower_;
   std::map<std::string, Stored> nodes_;
+  std::set<std::string> removed_;
 };
 
 std::string package_of_list_file(const std::string& file_name) {
@@ -190,7 +201,8 @@ std::string package_of_list_file(const std::string& file_name) {
   return stem.substr(0, stem.find(':'));
 }
 
-Installer::Installer(const FileTree& lower) : lower_(lower), overlay_(std::make_shared<Overlay>(lower)) {
+Installer::Installer(const FileTree& lower)
+    : lower_(lower), filter_(PathFilter::of_image(lower)), overlay_(std::make_shared<Overlay>(lower)) {
   users_ = ids_of(lower.read("/etc/passwd"));
   groups_ = ids_of(lower.read("/etc/group"));
   // Who owns what in the base: dpkg's file lists. Directories are shared freely and not tracked.
@@ -295,6 +307,51 @@ void Installer::ensure_parents(const std::string& dest, std::map<std::string, En
   }
 }
 
+void Installer::remove_upgrade_leftovers(const UnpackedPackage& rec, std::map<std::string, Entry>& entries,
+                                         const std::string& origin) {
+  const std::string info = "/var/lib/dpkg/info/" + rec.info_stem();
+  auto old_list = lower_.read(info + ".list", 64u << 20);
+  if (!old_list) return;  // not an upgrade of a base package
+  auto gone = [&](const std::string& dest) {
+    std::string parent = parent_key(dest);
+    Entry w;
+    w.path = (parent.empty() ? "" : parent + "/") + ".wh." + dest.substr(parent.empty() ? 0 : parent.size() + 1);
+    w.mode = 0644;
+    w.origin = origin + " (upgrade: removes what the old version had)";
+    w.content = std::make_shared<InlineContent>("");
+    ensure_parents(dest, entries, origin);
+    entries.insert_or_assign(w.path, std::move(w));
+    overlay_->remove(dest);
+  };
+  // The old version's files that the new one does not put in place (dropped, or left out by a path
+  // filter), unless another package owns them now. Directories stay (dpkg removes them only when
+  // empty, which a base package's directory rarely is), and so do conffiles (dpkg keeps an obsolete
+  // conffile).
+  std::set<std::string_view> old_conffiles;
+  auto conffiles_text = lower_.read(info + ".conffiles", 1u << 20).value_or("");
+  for (std::string_view c : split(conffiles_text, '\n')) old_conffiles.insert(c);
+  for (std::string_view line : split(*old_list, '\n')) {
+    if (line.empty() || line == "/." || old_conffiles.count(line)) continue;
+    auto dest = overlay_->resolve(line, false);
+    if (!dest || dest->empty() || entries.count(*dest)) continue;
+    auto node = overlay_->get(*dest);
+    if (!node || node->type == EntryType::kDirectory) continue;
+    auto owner = owners_.find(*dest);
+    if (owner != owners_.end() && (owner->second.package != rec.name || owner->second.installed >= 0)) continue;
+    if (owner != owners_.end()) owners_.erase(owner);
+    gone(*dest);
+  }
+  // The old version's info files that the new one does not have (a postrm it dropped, ...).
+  std::string dir = "var/lib/dpkg/info";
+  std::string stem = rec.info_stem() + ".";
+  for (const auto& name : lower_.list("/" + dir)) {
+    if (name.compare(0, stem.size(), stem) != 0) continue;
+    std::string kind = name.substr(stem.size());
+    if (kind == "list" || kind.find('.') != std::string::npos || rec.control_files.count(kind)) continue;
+    gone(dir + "/" + name);
+  }
+}
+
 void Installer::install(const DebContents& deb) {
   const Package& p = deb.package;
   std::string origin = p.name + "_" + p.version.str() + "_" + p.architecture + ".deb";
@@ -332,6 +389,7 @@ void Installer::install(const DebContents& deb) {
   // Hardlinks name their targets by archive path: map those to where the target went.
   std::map<std::string, std::string> dest_of_member;
   std::map<std::string, EntryType> type_of_member;  // what a hardlink may point to: a file only
+  std::set<std::string> filtered;        // members dpkg's path filters leave out (still listed)
   std::map<std::string, Entry> entries;  // by path
   for (const auto& m : deb.members) {
     std::vector<std::string> parts = path_components(m.path);
@@ -341,6 +399,16 @@ void Installer::install(const DebContents& deb) {
     std::string listed = rel.empty() ? "/." : "/" + rel;
     rec.paths.push_back(listed);
     if (rel.empty()) continue;
+    // dpkg's path-exclude: left out of the file system; a hardlink to a left-out file goes too.
+    bool link_to_filtered = false;
+    if (m.type == EntryType::kHardlink) {
+      std::vector<std::string> target_parts = path_components(m.link_target);
+      link_to_filtered = filtered.count(join_first(target_parts, target_parts.size())) > 0;
+    }
+    if (link_to_filtered || (!filter_.empty() && filter_.skip(listed, m.type == EntryType::kDirectory))) {
+      filtered.insert(rel);
+      continue;
+    }
     auto resolved = overlay_->resolve(rel, false);
     if (!resolved || resolved->empty())
       throw Error(origin + ": '" + listed + "' lies under a symlink loop in the image");
@@ -426,8 +494,10 @@ void Installer::install(const DebContents& deb) {
     entries.insert_or_assign(dest, std::move(e));
   }
   for (const auto& c : conffiles)
-    if (std::none_of(rec.conffiles.begin(), rec.conffiles.end(), [&](const auto& x) { return x.first == c; }))
+    if (!filtered.count(c.substr(1)) && std::none_of(rec.conffiles.begin(), rec.conffiles.end(), [&](const auto& x) { return x.first == c; }))
       out.warnings.push_back("conffile " + printable(c) + " is not a file of the package");  // cut: the line is the package's
+
+  remove_upgrade_leftovers(rec, entries, origin);
 
   // The layer writer wants a hardlink's target before it: the lowest path of each group is the file.
   std::map<std::string, std::vector<std::string>> links;  // file -> hardlinks to it

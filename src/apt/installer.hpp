@@ -11,6 +11,8 @@
 //  - Two packages shipping one file is an error unless the later one Replaces the earlier (the
 //    file then leaves the earlier package's file list); the same holds against the base image's
 //    packages (their info files are rewritten when a file changes hands).
+//  - The base's dpkg path filters (path-exclude / path-include in /etc/dpkg/dpkg.cfg(.d)) leave
+//    members out as dpkg does; info/<pkg>.list still lists them (apt/path_filter.hpp).
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -22,6 +24,7 @@
 
 #include "apt/deb_file.hpp"
 #include "apt/package_index.hpp"
+#include "apt/path_filter.hpp"
 #include "apt/unpacked_package.hpp"
 #include "entries/entry.hpp"
 #include "entries/file_tree.hpp"
@@ -68,6 +71,8 @@ class Installer {
   // Every package installed, in order (entries of replaced files removed).
   std::vector<InstalledDeb>& packages() { return packages_; }
   const Takeovers& takeovers() const { return takeovers_; }
+  // The base's dpkg path filters, as the installer applies them.
+  const PathFilter& filter() const { return filter_; }
   // The image as it looks with every package installed so far (for the native effects).
   const FileTree& tree() const;
 
@@ -88,8 +93,13 @@ class Installer {
   uint32_t user_id(const DataMember& m) const;
   uint32_t group_id(const DataMember& m) const;
   void ensure_parents(const std::string& dest, std::map<std::string, Entry>& entries, const std::string& origin);
+  // An upgrade of a base package: the old version's files and info files that the new version
+  // does not have become whiteouts, as dpkg removes them.
+  void remove_upgrade_leftovers(const UnpackedPackage& rec, std::map<std::string, Entry>& entries,
+                                const std::string& origin);
 
   const FileTree& lower_;
+  PathFilter filter_;
   std::shared_ptr<Overlay> overlay_;
   std::vector<InstalledDeb> packages_;
   std::map<std::string, Owner> owners_;  // resolved path (relative) -> owner, non-directories only

@@ -31,10 +31,33 @@ void for_each_trigger(const UnpackedPackage& p, Fn fn) {
   }
 }
 
+// Files postinsts fill with random bytes (machine ids, seeds, host keys). An image must not carry
+// them: two builds would differ, and every container would share one "unique" id or key.
+const char* kRandomBefore =
+    "# what postinsts make random (machine ids, seeds, host keys): the state before them, to compare\n"
+    "rp_state() { if [ -e \"$1\" ] || [ -L \"$1\" ]; then ls -ld --time-style=+ \"$1\"; cat \"$1\" 2>/dev/null | md5sum; else echo absent; fi; }\n"
+    "rp_mid_before=$(rp_state /etc/machine-id)\n"
+    "rp_dbus_before=$(rp_state /var/lib/dbus/machine-id)\n"
+    "rp_random='/var/lib/systemd/random-seed /var/lib/urandom/random-seed /etc/ssl/private/ssl-cert-snakeoil.key "
+    "/etc/ssl/certs/ssl-cert-snakeoil.pem'\n"
+    "for t in rsa dsa ecdsa ed25519; do rp_random=\"$rp_random /etc/ssh/ssh_host_${t}_key /etc/ssh/ssh_host_${t}_key.pub\"; done\n"
+    "rp_had=' '; for f in $rp_random; do if [ -e \"$f\" ]; then rp_had=\"$rp_had$f \"; fi; done\n";
+
+const char* kRandomAfter =
+    "# 5. what the scripts made random, normalised as Debian's official images and mmdebstrap leave it:\n"
+    "# /etc/machine-id empty (systemd makes one at boot), dbus's id a link to it (systemd's tmpfiles\n"
+    "# rule); random seeds, ssh host keys (ssh-keygen -A makes them) and the snakeoil key pair that the\n"
+    "# scripts made are removed (the base's own are kept)\n"
+    "if [ \"$(rp_state /etc/machine-id)\" != \"$rp_mid_before\" ] && [ -f /etc/machine-id ]; then : >/etc/machine-id; fi\n"
+    "if [ \"$(rp_state /var/lib/dbus/machine-id)\" != \"$rp_dbus_before\" ] && [ -f /var/lib/dbus/machine-id ] && "
+    "[ ! -L /var/lib/dbus/machine-id ]; then ln -sf /etc/machine-id /var/lib/dbus/machine-id; fi\n"
+    "for f in $rp_random; do case \"$rp_had\" in *\" $f \"*) ;; *) rm -f \"$f\" ;; esac; done\n";
+
 }  // namespace
 
 std::string configure_script(const std::vector<UnpackedPackage>& added) {
   std::string script = "set -e\n";
+  script += kRandomBefore;
   script += "# 0. the new packages' trigger interests, as unpacking registers them\n";
   script += "mkdir -p /var/lib/dpkg/triggers\n";
   for (const auto& p : added)
@@ -78,6 +101,7 @@ std::string configure_script(const std::vector<UnpackedPackage>& added) {
   script += "dpkg --triggers-only --pending\n";
   script += "# 4. the library cache for what was installed\n";
   script += "if command -v ldconfig >/dev/null 2>&1; then ldconfig; fi\n";
+  script += kRandomAfter;
   return script;
 }
 

@@ -37,6 +37,8 @@ struct Package {
   std::string sha256;
   // Which repository (index into the caller's source list) it came from; -1 for installed ones.
   int origin = -1;
+  // Which release and component of that repository (index into ResolverOptions::releases), for pins.
+  int release = -1;
   // For installed packages: the status stanza as written (kept verbatim when the status is rewritten).
   std::string status_stanza;
 

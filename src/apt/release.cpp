@@ -54,6 +54,8 @@ Release parse_release(std::string_view text, const std::string& what) {
   r.architectures = split_words(s.value("Architectures"));
   r.components = split_words(s.value("Components"));
   r.acquire_by_hash = s.value("Acquire-By-Hash") == "yes";
+  r.not_automatic = s.value("NotAutomatic") == "yes";
+  r.but_automatic_upgrades = s.value("ButAutomaticUpgrades") == "yes";
   r.all_in_arch_indexes = s.value("No-Support-for-Architecture-all") == "Packages";
   auto date_field = [&](const char* name) -> std::optional<int64_t> {
     auto v = s.get(name);

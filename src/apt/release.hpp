@@ -24,6 +24,10 @@ struct Release {
   std::vector<std::string> architectures;
   std::vector<std::string> components;
   bool acquire_by_hash = false;
+  // "NotAutomatic: yes" (experimental, backports): apt gives its packages priority 1, or 100 with
+  // "ButAutomaticUpgrades: yes" as well (apt_preferences(5)), instead of 500.
+  bool not_automatic = false;
+  bool but_automatic_upgrades = false;
   // "No-Support-for-Architecture-all: Packages": the binary-<arch> indexes already hold the
   // Architecture: all packages, and binary-all is only there for old clients (Debian's archive).
   bool all_in_arch_indexes = false;

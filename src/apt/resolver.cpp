@@ -97,10 +97,92 @@ class Solver {
     return ref;
   }
 
+  // apt's priority of `p`'s version (apt/preferences.hpp): a package pin matching it in any of the
+  // releases that carry it, else the highest priority of those releases (100 for dpkg's status).
   int pin(const Package* p) const {
-    if (p->origin < 0) return 100;  // installed
-    size_t o = static_cast<size_t>(p->origin);
-    return o < options_.origin_priority.size() ? options_.origin_priority[o] : kDefaultPriority;
+    auto it = pin_cache_.find(p);
+    if (it != pin_cache_.end()) return it->second;
+    int v = compute_pin(p);
+    pin_cache_.emplace(p, v);
+    return v;
+  }
+
+  int release_priority(const Package* q) const {
+    size_t o = static_cast<size_t>(q->origin);
+    std::optional<int> source_pin;
+    if (q->origin >= 0 && o < options_.origin_priority.size()) source_pin = options_.origin_priority[o];
+    const ReleaseFacts* f = facts_of(q);
+    if (!f) return source_pin.value_or(kDefaultPriority);
+    return options_.policy.release_priority(*f, source_pin);
+  }
+
+  const ReleaseFacts* facts_of(const Package* q) const {
+    if (q->release < 0 || static_cast<size_t>(q->release) >= options_.releases.size()) return nullptr;
+    return &options_.releases[static_cast<size_t>(q->release)];
+  }
+
+  int compute_pin(const Package* p) const {
+    std::vector<const ReleaseFacts*> releases;
+    std::optional<int> best;
+    if (auto* list = find_list(available_by_name_, p->name))
+      for (const Package* q : *list) {
+        if (q->architecture != p->architecture || q->version != p->version) continue;
+        int r = release_priority(q);
+        best = best ? std::max(*best, r) : r;
+        if (const ReleaseFacts* f = facts_of(q)) releases.push_back(f);
+      }
+    if (p->origin < 0) {
+      releases.push_back(&installed_facts_);
+      best = std::max(best.value_or(100), 100);
+    }
+    if (!options_.policy.empty())
+      if (auto pinned = options_.policy.package_pin(p->name, p->version, releases)) return *pinned;
+    return best.value_or(kDefaultPriority);
+  }
+
+  // apt's candidate for a request (pkgPolicy::GetCandidateVer): from the newest version down, the
+  // first of strictly higher priority than the candidate so far wins; priority 0 and negative ones
+  // never do, nor (below 1000) a version older than the installed one.
+  const Package* candidate(const Request& req) const {
+    std::vector<const Package*> versions;
+    const Package* current = nullptr;
+    if (auto* list = find_list(installed_by_name_, req.name))
+      for (const Package* p : *list)
+        if (request_arch_ok(p, req)) {
+          versions.push_back(p);
+          current = p;
+        }
+    if (auto* list = find_list(available_by_name_, req.name))
+      for (const Package* p : *list)
+        if (arch_usable(p) && request_arch_ok(p, req)) versions.push_back(p);
+    std::stable_sort(versions.begin(), versions.end(), [](const Package* a, const Package* b) { return a->version > b->version; });
+    const Package* best = nullptr;
+    int best_priority = -1;
+    for (const Package* v : versions) {
+      int prio = pin(v);
+      if (prio == 0 || prio <= best_priority) continue;
+      if (current && prio < 1000 && v->version < current->version) continue;
+      best = v;
+      best_priority = prio;
+    }
+    return best;
+  }
+
+  // A plain request ("name", no version) asks for the candidate, as apt-get install does.
+  static bool plain(const Request& req) { return req.op == VersionOp::kAny && req.version_glob.empty(); }
+
+  bool request_met(const Request& req) const {
+    if (plain(req) && (find_list(available_by_name_, req.name) || find_list(installed_by_name_, req.name))) {
+      const Package* want = candidate(req);
+      if (want) {
+        for (auto* list : {find_list(installed_by_name_, req.name), find_list(available_by_name_, req.name)})
+          if (list)
+            for (const Package* p : *list)
+              if (effective(p) && request_arch_ok(p, req) && p->version == want->version) return true;
+        return false;
+      }
+    }
+    return request_satisfier(req) != nullptr;
   }
 
   std::string native(const std::string& arch) const {
@@ -273,6 +355,9 @@ class Solver {
           for (const Package* p : *list)
             if (pin(p) >= 0 && arch_usable(p) && request_arch_ok(p, req) && req.version_ok(p->version)) real.push_back(p);
           sort_candidates(real);
+          // apt's candidate first (downgrade protection can make it other than the first by pin).
+          if (plain(req))
+            if (const Package* c = candidate(req); c && c->origin >= 0) add({c});
           add(real);
         } else if (req.op == VersionOp::kAny && req.version_glob.empty()) {
           Relation r;
@@ -304,7 +389,7 @@ class Solver {
 
   bool satisfied(const Obligation& ob) const {
     switch (ob.kind) {
-      case Obligation::kRequest: return request_satisfier(requests_[ob.request]) != nullptr;
+      case Obligation::kRequest: return request_met(requests_[ob.request]);
       case Obligation::kGroup: return group_met(*ob.group, ob.from ? ob.from->architecture : options_.native_arch);
       case Obligation::kUpgrade: return !effective(ob.from);
     }
@@ -493,6 +578,8 @@ class Solver {
       installed_providers_;
   std::map<std::string, const Package*> installed_by_id_;
   std::unordered_map<const Package*, std::unique_ptr<Parsed>> parsed_;
+  mutable std::unordered_map<const Package*, int> pin_cache_;
+  const ReleaseFacts installed_facts_ = installed_release();
 
   std::map<std::string, const Package*> chosen_;
   std::map<std::string, size_t> chosen_because_;  // id -> obligation that chose it

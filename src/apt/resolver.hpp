@@ -11,17 +11,22 @@
 //  - Conflicts and Breaks, both ways, against the packages chosen and those installed;
 //  - candidates by pin priority, then version (newest first), like apt's candidate; a source with
 //    priority < 0 never provides a candidate;
+//  - a requested package goes to its candidate (apt's policy: highest priority, newest among equals,
+//    no downgrade below priority 1000), which upgrades a base package that is older, as
+//    `apt-get install NAME` does; `NAME=version` keeps a base version that matches;
 //  - packages installed in the base (dpkg status) at a satisfying version are kept, not installed
-//    again; a request or dependency the installed version does not meet upgrades it.
+//    again; a dependency the installed version does not meet upgrades it.
 //
 // The search is depth first over the choices (alternative, provider, version), backtracking when a
 // choice leads to a dead end. When nothing works, the error explains the failure as a chain
 // ("build-essential 12.9 depends on gcc (>= 4:12.2) -> ...: no version of gcc satisfies it").
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "apt/package_index.hpp"
+#include "apt/preferences.hpp"
 #include "apt/relation.hpp"
 
 namespace rp::apt {
@@ -44,8 +49,14 @@ struct ResolverOptions {
   std::string native_arch = "amd64";
   std::vector<std::string> foreign_archs;  // other architectures the sources offer (dpkg --add-architecture)
   bool recommends = false;  // install Recommends as apt does by default (best effort)
-  // Pin priority per origin (Package::origin); a missing entry is 500.
-  std::vector<int> origin_priority;
+  // A pin of a whole source (Package::origin), as the recipe's `priority:` gives it; a missing entry
+  // leaves the source to its Release's default and the preferences.
+  std::vector<std::optional<int>> origin_priority;
+  // The releases packages come from (Package::release), and the base's apt preferences: a version's
+  // priority is computed as apt computes it (apt/preferences.hpp). A package without a release has
+  // 500; an installed version 100 unless a source or a pin gives it more.
+  std::vector<ReleaseFacts> releases;
+  PinPolicy policy;
   size_t max_steps = 200000;  // choices tried before giving up
 };
 

@@ -12,6 +12,7 @@
 //   Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg     (or an inline armored key)
 //
 // Only binary sources ("deb") are read; deb-src entries and disabled ones (Enabled: no) are skipped.
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,7 +31,7 @@ struct SourceEntry {
   std::vector<std::string> signed_by;      // key file paths (in the image for a base's entries)
   std::string signed_by_inline;            // an armored key block written in the entry itself
   bool trusted = false;                    // [trusted=yes] / Trusted: yes / the recipe's trusted: true
-  int priority = 500;
+  std::optional<int> priority;  // the recipe's pin of the whole source; unset: the Release and preferences decide
 
   bool flat() const { return !suite.empty() && suite.back() == '/'; }
   // The URL of the directory that holds InRelease / Release: "<url>/dists/<suite>" or, flat,

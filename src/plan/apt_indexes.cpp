@@ -145,19 +145,28 @@ AptIndexes load_apt_indexes(const std::vector<apt::SourceEntry>& entries,
                       " bytes, its Release says " + std::to_string(wanted[i].file.size),
                   "the mirror serves an index that does not match its Release; try again later or use another mirror");
     out.blobs.push_back({wanted[i].source, wanted[i].file.path, results[i].digest});
+    // The component is the index's first directory ("main/binary-amd64/Packages.xz"); none when flat.
+    std::string component;
+    if (!s.entry.flat()) component = wanted[i].file.path.substr(0, wanted[i].file.path.find('/'));
+    std::string site = net::host_port(s.entry.url);  // apt's "origin" pins match the host name
+    size_t colon = site.rfind(':');
+    if (colon != std::string::npos && site.find(']', colon) == std::string::npos) site.resize(colon);
+    out.releases.push_back(apt::release_facts(s.release, component, site));
   }
   return out;
 }
 
 void parse_apt_indexes(AptIndexes& indexes, const ContentStore& store) {
   std::set<std::string> seen;
-  for (const auto& blob : indexes.blobs) {
+  for (size_t b = 0; b < indexes.blobs.size(); ++b) {
+    const auto& blob = indexes.blobs[b];
     const std::string what = blob.path + " of apt source " + indexes.sources.at(blob.source).entry.describe();
     std::string text = apt::decompress_index(store.read_all(blob.digest), blob.path, what);
     auto packages = apt::parse_packages_index(text, what, static_cast<int>(blob.source));
     for (auto& p : packages) {
       // binary-all repeats what binary-<arch> already lists in repositories made by apt-ftparchive.
       std::string key = std::to_string(blob.source) + " " + p.name + " " + p.version.str() + " " + p.architecture;
+      p.release = static_cast<int>(b);
       if (seen.insert(std::move(key)).second) indexes.packages.push_back(std::move(p));
     }
   }

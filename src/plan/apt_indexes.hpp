@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "apt/package_index.hpp"
+#include "apt/preferences.hpp"
 #include "apt/release.hpp"
 #include "apt/signature.hpp"
 #include "apt/sources.hpp"
@@ -37,6 +38,8 @@ struct AptIndexes {
   };
   std::vector<Blob> blobs;             // every index file, verified and in the store
   std::vector<apt::Package> packages;  // filled by parse_apt_indexes
+  // The release facts of each blob (Package::release indexes it): what apt's pins match.
+  std::vector<apt::ReleaseFacts> releases;
 };
 
 struct AptIndexOptions {

@@ -104,7 +104,7 @@ bool resolution_from_json(const nlohmann::json& j, apt::Resolution& out) {
 // database, accounts, and what the native effects look at.
 bool apt_file_of_interest(std::string_view p) {
   auto starts = [&](std::string_view prefix) { return p.substr(0, prefix.size()) == prefix; };
-  return starts("etc/apt/") || starts("var/lib/dpkg/") || starts("usr/share/keyrings/") || p == "etc/passwd" ||
+  return starts("etc/apt/") || starts("etc/dpkg/") || starts("var/lib/dpkg/") || starts("usr/share/keyrings/") || p == "etc/passwd" ||
          p == "etc/group" || starts("usr/share/ca-certificates/") || p == "etc/ca-certificates.conf" ||
          starts("usr/share/base-passwd/");
 }
@@ -357,25 +357,32 @@ StepOutput AptStep::plan(const StepContext& context) const {
 
   RootfsView view = context.rootfs(apt_file_of_interest);
 
-  // Sources: the recipe's, else the image's own.
+  // Sources: the image's own, then the recipe's (as one more sources.list.d file would add them); a
+  // base entry for the same URL and suite as a recipe source gives way to it. `replace_sources`:
+  // the recipe's alone.
   std::vector<apt::SourceEntry> entries;
   std::map<std::string, apt::Keyring> recipe_keys;  // by origin
-  if (!section.sources.empty()) {
-    for (const auto& s : section.sources) {
-      apt::SourceEntry e = recipe_source(s);
-      apt::Keyring keys;
-      if (s.signed_by_file) keys.files.push_back({s.signed_by_file->string(), read_file(*s.signed_by_file)});
-      if (!s.signed_by_inline.empty()) keys.files.push_back({e.origin + " (inline signed_by key)", s.signed_by_inline});
-      recipe_keys[e.origin] = std::move(keys);
-      entries.push_back(std::move(e));
-    }
-  } else {
-    entries = apt::image_sources(view);
-    if (entries.empty())
-      throw InputError(section.where.str() + ": apt: has no sources: and the base image configures none",
-                       "add apt.sources (url, suite, components, signed_by), or use a base image with "
-                       "/etc/apt/sources.list(.d)");
+  std::vector<apt::SourceEntry> from_recipe;
+  for (const auto& s : section.sources) {
+    apt::SourceEntry e = recipe_source(s);
+    apt::Keyring keys;
+    if (s.signed_by_file) keys.files.push_back({s.signed_by_file->string(), read_file(*s.signed_by_file)});
+    if (!s.signed_by_inline.empty()) keys.files.push_back({e.origin + " (inline signed_by key)", s.signed_by_inline});
+    recipe_keys[e.origin] = std::move(keys);
+    from_recipe.push_back(std::move(e));
   }
+  if (!section.replace_sources)
+    for (auto& e : apt::image_sources(view)) {
+      bool shadowed = std::any_of(from_recipe.begin(), from_recipe.end(), [&](const apt::SourceEntry& r) {
+        return r.url == e.url && r.suite == e.suite;
+      });
+      if (!shadowed) entries.push_back(std::move(e));
+    }
+  entries.insert(entries.end(), from_recipe.begin(), from_recipe.end());
+  if (entries.empty())
+    throw InputError(section.where.str() + ": apt: has no sources: and the base image configures none",
+                     "add apt.sources (url, suite, components, signed_by), or use a base image with "
+                     "/etc/apt/sources.list(.d)");
   auto keyring_for = [&](const apt::SourceEntry& e) {
     auto it = recipe_keys.find(e.origin);
     return it != recipe_keys.end() ? it->second : apt::image_keyring(e, view);
@@ -407,12 +414,23 @@ StepOutput AptStep::plan(const StepContext& context) const {
   options.native_arch = arch;
   options.recommends = section.recommends;
   for (const auto& s : indexes.sources) options.origin_priority.push_back(s.entry.priority);
+  // apt's pins: each release's default (NotAutomatic / ButAutomaticUpgrades) and the base's
+  // /etc/apt/preferences(.d).
+  std::vector<std::string> preference_warnings;
+  options.policy = apt::PinPolicy(apt::image_preferences(view, &preference_warnings));
+  for (const auto& w : preference_warnings) spdlog::warn("apt: {}", w);
+  options.releases = indexes.releases;
+  nlohmann::json release_key = nlohmann::json::array();
+  for (const auto& r : options.releases)
+    release_key.push_back({r.archive, r.codename, r.origin, r.label, r.component, r.version, r.site, r.default_priority});
 
   // The resolution is a function of the verified indexes, the requests, the options and the base's
   // status: cached under those, a warm build reads no index at all.
   nlohmann::json key_material = {{"version", kResolutionRecordVersion}, {"arch", arch},
                                  {"recommends", section.recommends}, {"merged_usr", !merged_usr.empty()},
-                                 {"priorities", options.origin_priority}, {"status", sha256_hex(status_text)}};
+                                 {"status", sha256_hex(status_text)}, {"releases", release_key},
+                                 {"preferences", options.policy.fingerprint()}};
+  for (const auto& p : options.origin_priority) key_material["priorities"].push_back(p ? nlohmann::json(*p) : nlohmann::json());
   for (const auto& [text, where] : section.packages) key_material["requests"].push_back(text);
   for (const auto& b : indexes.blobs) key_material["indexes"].push_back(std::to_string(b.source) + " " + b.digest);
   const std::string resolution_key = sha256_hex(key_material.dump());

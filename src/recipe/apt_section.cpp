@@ -11,7 +11,8 @@ namespace rp::recipe {
 
 namespace {
 
-const std::vector<std::string> kAptKeys = {"sources", "packages", "recommends", "layers", "layer_budget", "merged_usr", "scripts"};
+const std::vector<std::string> kAptKeys = {"sources", "replace_sources", "packages", "recommends", "layers",
+                                           "layer_budget", "merged_usr", "scripts"};
 const std::vector<std::string> kSourceKeys = {"url", "suite", "components", "signed_by", "priority", "trusted"};
 constexpr const char* kArmorStart = "-----BEGIN PGP PUBLIC KEY BLOCK-----";
 
@@ -30,6 +31,7 @@ class AptSectionReader {
       if (!n.IsSequence()) in_.error(n, "'sources' must be a list of {url:, suite:, components:, signed_by:} items");
       else for (const auto& item : n) source(item);
     }
+    if (auto n = node["replace_sources"]) s_.replace_sources = in_.boolean(n, "replace_sources").value_or(false);
     if (auto n = node["packages"]) packages(n);
     if (auto n = node["recommends"]) s_.recommends = in_.boolean(n, "recommends").value_or(s_.recommends);
     if (auto n = node["merged_usr"]) s_.merged_usr = in_.boolean(n, "merged_usr").value_or(s_.merged_usr);

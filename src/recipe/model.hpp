@@ -129,7 +129,9 @@ struct AptSource {
   // against the declaring document) or an inline armored key. Exactly one unless `trusted`.
   std::optional<fs::path> signed_by_file;
   std::string signed_by_inline;
-  int priority = 500;    // pin priority, as /etc/apt/preferences.d: < 0 never a candidate
+  // Pin priority, as /etc/apt/preferences.d: < 0 never a candidate. Unset: apt's default (500, or 1
+  // / 100 for a NotAutomatic / ButAutomaticUpgrades Release), then the base's preferences.
+  std::optional<int> priority;
   bool trusted = false;  // opt out of signature checks for this source (loudly: warning and label)
 };
 
@@ -142,8 +144,10 @@ enum class AptScripts { kNative, kRun, kAuto };
 // `apt:` — Debian packages installed natively (docs/apt.md).
 struct AptSection {
   SourceLocation where;
-  // Empty: the base image's own /etc/apt/sources.list(.d) and keyrings.
+  // Added to the base image's own /etc/apt/sources.list(.d) (with its keyrings), as one more
+  // sources.list.d file would be; `replace_sources: true` uses these alone.
   std::vector<AptSource> sources;
+  bool replace_sources = false;
   // Requests as written ("cmake=3.22*", "python3-dev (>= 3.10)"), each with where it was written.
   std::vector<std::pair<std::string, SourceLocation>> packages;
   bool recommends = false;

@@ -36,6 +36,7 @@ recipe() {
 name: $name
 base: oci:$BASE:base
 apt:
+  replace_sources: true  # the loopback repository alone, not the base's Debian sources too
   sources:
     - url: $URL/$path
       suite: rptest
@@ -112,6 +113,7 @@ cat >"$WORK/flat.yaml" <<EOF
 name: flat
 base: oci:$BASE:base
 apt:
+  replace_sources: true
   sources: [{url: "$URL/flat", suite: ./, signed_by: "$WORK/r/keys/test.gpg"}]
   packages: [rp-hello]
 EOF

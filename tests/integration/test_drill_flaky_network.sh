@@ -207,6 +207,7 @@ cat >"$WORK/apt.yaml" <<EOF
 name: drill-apt
 base: $(px_host reg)/drill/base:v1
 apt:
+  replace_sources: true  # through the drill's proxies only
   sources:
     - url: $(px_url apt)/repo
       suite: rptest
@@ -220,6 +221,7 @@ cat >"$WORK/apt-local.yaml" <<EOF
 name: drill-apt-local
 base: oci:$BASE:base
 apt:
+  replace_sources: true  # through the drill's proxies only
   sources:
     - url: $(px_url apt)/repo
       suite: rptest

@@ -2,8 +2,8 @@
 # recipes/pytorch-rocm-apt-ci.yaml, the traditional ROCm apt path (PyTorch's install_rocm.sh), built
 # against a fake, signed copy of repo.radeon.com/rocm/apt/<ver> (tests/tools/make_fake_rocm_repo.sh:
 # the real packages' names, dependencies and /opt/rocm-<ver> layout) served on loopback, on the
-# Debian 12 test base (lib/debian_base.sh), with the machine's Debian mirror as the recipe's
-# distribution source (the ROCm packages' python3-yaml, libnuma1, libdrm-amdgpu1, ... come from it):
+# Debian 12 test base (lib/debian_base.sh), whose own sources (the machine's Debian mirror) give the
+# ROCm packages' python3-yaml, libnuma1, libdrm-amdgpu1, ... (the recipe's source is added to them):
 #  - `validate` accepts the recipe with the test's --set values;
 #  - the build verifies the fake repository's signature; in a chroot of the unpacked image (umoci):
 #    /opt/rocm -> /etc/alternatives/rocm -> /opt/rocm-<ver> (rocm-core's postinst, run in the sandbox), /opt/rocm/bin/hipcc --version runs, dpkg-query lists every fake
@@ -38,8 +38,7 @@ ROCM_URL="$APT_REPO_URL/rocm/apt/$VER"
 # The recipe as it is in the repository; only args change.
 sets() {  # ROCM_KEY_FILE
   echo --set "BASE_IMAGE=oci:$BASE:base" --set "ROCM_VERSION=$VER" --set "ROCM_APT_URL=$ROCM_URL" \
-    --set "ROCM_APT_KEY=$1" --set "UBUNTU_APT_URL=$MIRROR" --set UBUNTU_APT_SUITE=bookworm \
-    --set "UBUNTU_APT_KEY=$KEYRING" --set UBUNTU_VERSION=debian12-test
+    --set "ROCM_APT_KEY=$1" --set UBUNTU_VERSION=debian12-test
 }
 # shellcheck disable=SC2207 # no value has a space
 GOOD=($(sets "$WORK/r/keys/test.asc"))

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "apt/package_index.hpp"
+#include "apt/preferences.hpp"
 #include "apt/resolver.hpp"
 #include "util/error.hpp"
 
@@ -127,10 +128,13 @@ TEST_CASE("apt/resolver: the base's installed packages are kept, or upgraded whe
       "Package: libz\nVersion: 2.0\n\n"
       "Package: user\nVersion: 2\nDepends: libz (>= 2)\n\n"
       "Package: old\nVersion: 1\n");
-  Resolution r = run({"app", "libz"}, avail, installed);
+  Resolution r = run({"app", "libz=1.0"}, avail, installed);
   CHECK(names(r) == std::vector<std::string>{"app=1"});
   REQUIRE(r.already_installed.size() == 1);
   CHECK(r.already_installed[0].find("libz 1.0") != std::string::npos);
+  // Named without a version, an installed package goes to its candidate, as `apt-get install libz`
+  // does: libz 2.0, which breaks `user`, which is upgraded too. Unnamed, libz stays (app).
+  CHECK(names(run({"app", "libz"}, avail, installed)) == std::vector<std::string>{"app=1", "libz=2.0", "user=2"});
   // app2 needs libz 2, which breaks the installed `user`: user is upgraded as well.
   Resolution up = run({"app2"}, avail, installed);
   CHECK(names(up) == std::vector<std::string>{"app2=1", "libz=2.0", "user=2"});
@@ -198,4 +202,74 @@ TEST_CASE("apt/resolver: impossible requests are explained as a chain") {
   CHECK(e.find("the sources have cpp 4:10.2.1-1 (amd64)") != std::string::npos);
   CHECK(failure({"buidl-essential"}, avail).find("did you mean 'build-essential'") != std::string::npos);
   CHECK(failure({"gcc=9*"}, avail).find("nothing satisfies gcc=9*") != std::string::npos);
+}
+
+TEST_CASE("apt/resolver: NotAutomatic releases, the base's preferences, no downgrade") {
+  // Releases: 0 bookworm main (500), 1 bookworm-backports (NotAutomatic + ButAutomaticUpgrades:
+  // 100), 2 experimental (NotAutomatic: 1).
+  Release bookworm, backports, experimental;
+  bookworm.suite = "oldstable";
+  bookworm.codename = "bookworm";
+  bookworm.origin = "Debian";
+  backports.suite = "oldstable-backports";
+  backports.codename = "bookworm-backports";
+  backports.origin = "Debian Backports";
+  backports.not_automatic = backports.but_automatic_upgrades = true;
+  experimental.codename = experimental.suite = "experimental";
+  experimental.not_automatic = true;
+  ResolverOptions o;
+  o.releases = {release_facts(bookworm, "main", "deb.example"), release_facts(backports, "main", "deb.example"),
+                release_facts(experimental, "main", "exp.example")};
+  CHECK(o.releases[0].default_priority == 500);
+  CHECK(o.releases[1].default_priority == 100);
+  CHECK(o.releases[2].default_priority == 1);
+  auto from = [](std::vector<Package> v, int release) {
+    for (auto& p : v) {
+      p.release = release;
+      p.origin = release;
+    }
+    return v;
+  };
+  std::vector<Package> avail = from(index_of("Package: elfutils\nVersion: 0.188-2.1\n\nPackage: tool\nVersion: 1\n"), 0);
+  for (auto& p : from(index_of("Package: elfutils\nVersion: 0.191-1~bpo12+1\n\nPackage: tool\nVersion: 2~bpo12+1\n"), 1))
+    avail.push_back(p);
+  for (auto& p : from(index_of("Package: elfutils\nVersion: 0.192-1\n\nPackage: app\nVersion: 1\nDepends: tool (>= 2~)\n"), 2))
+    avail.push_back(p);
+  // bookworm's version wins over newer backports and experimental ones.
+  CHECK(names(run({"elfutils"}, avail, {}, o)) == std::vector<std::string>{"elfutils=0.188-2.1"});
+  // A versioned dependency only a lower-priority release meets still takes it (apt -t would; apt
+  // itself fails here: see docs/apt.md).
+  CHECK(names(run({"app"}, avail, {}, o)) == std::vector<std::string>{"app=1", "tool=2~bpo12+1"});
+  // ButAutomaticUpgrades: an installed backport is upgraded to a newer backport when named.
+  auto installed = parse_status_file("Package: tool\nStatus: install ok installed\nVersion: 1.5~bpo12+1\nArchitecture: amd64\n", "status").installed;
+  CHECK(names(run({"tool"}, avail, installed, o)) == std::vector<std::string>{"tool=2~bpo12+1"});
+  // No downgrade: an installed version newer than bookworm's stays (priority 100 against 500)...
+  auto newer = parse_status_file("Package: elfutils\nStatus: install ok installed\nVersion: 0.193-1\nArchitecture: amd64\n", "status").installed;
+  Resolution kept = run({"elfutils"}, avail, newer, o);
+  CHECK(kept.install.empty());
+  CHECK(kept.already_installed.size() == 1);
+  // ... and one between bookworm's and the backport goes to the backport (ButAutomaticUpgrades).
+  auto between = parse_status_file("Package: elfutils\nStatus: install ok installed\nVersion: 0.190-1\nArchitecture: amd64\n", "status").installed;
+  CHECK(names(run({"elfutils"}, avail, between, o)) == std::vector<std::string>{"elfutils=0.191-1~bpo12+1"});
+
+  // The base's preferences: a package pin to backports, a release pin down for experimental's host.
+  std::vector<std::string> warnings;
+  auto records = parse_preferences(
+      "Explanation: backports for elfutils\nPackage: elfutils libelf*\nPin: release n=bookworm-backports\nPin-Priority: 990\n\n"
+      "Package: *\nPin: origin \"exp.example\"\nPin-Priority: -1\n\n"
+      "Package: tool\nPin: version 1\nPin-Priority: 1001\n\n"
+      "Package: broken\nPin-Priority: 5\n",
+      "prefs", &warnings);
+  CHECK(records.size() == 3);
+  CHECK(warnings.size() == 1);
+  o.policy = PinPolicy(records);
+  CHECK(names(run({"elfutils"}, avail, {}, o)) == std::vector<std::string>{"elfutils=0.191-1~bpo12+1"});
+  // experimental is never a candidate now: app has no installable version.
+  CHECK_THROWS_AS(run({"app"}, avail, {}, o), rp::InputError);
+  // Pin-Priority >= 1000 allows a downgrade: tool 1 over the installed 1.5~bpo12+1.
+  CHECK(names(run({"tool"}, avail, installed, o)) == std::vector<std::string>{"tool=1"});
+  // A recipe pin of a whole source wins over the release's default and the base's release pins.
+  o.policy = PinPolicy();
+  o.origin_priority = {std::nullopt, 600};
+  CHECK(names(run({"elfutils"}, avail, {}, o)) == std::vector<std::string>{"elfutils=0.191-1~bpo12+1"});
 }
