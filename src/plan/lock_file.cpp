@@ -23,9 +23,12 @@ bool component_less(const ResolvedComponent& a, const ResolvedComponent& b) {
 }
 
 json component_json(const ResolvedComponent& c) {
-  return {{"kind", c.kind},     {"name", c.name},     {"version", c.version}, {"filename", c.filename},
-          {"url", c.url},       {"sha256", c.sha256}, {"size", c.size},       {"origin", c.origin},
-          {"layer", c.layer},   {"requested", c.requested}};
+  json out = {{"kind", c.kind},     {"name", c.name},     {"version", c.version}, {"filename", c.filename},
+              {"url", c.url},       {"sha256", c.sha256}, {"size", c.size},       {"origin", c.origin},
+              {"layer", c.layer},   {"requested", c.requested}};
+  // Only when set, so locks of indexes with hashes keep their shape.
+  if (!c.verification.empty()) out["verification"] = c.verification;
+  return out;
 }
 
 // ---- reading: every field checked, every message names the field ----------------------------
@@ -91,6 +94,10 @@ class Reader {
     const json& requested = member(c, field, "requested");
     if (!requested.is_boolean()) fail(field + "requested", "expected true or false");
     out.requested = requested.get<bool>();
+    if (auto v = c.find("verification"); v != c.end()) {
+      if (!v->is_string() || *v != "tls-only") fail(field + "verification", "expected \"tls-only\"");
+      out.verification = v->get<std::string>();
+    }
     if (out.kind.empty() || out.name.empty()) fail(field, "a component needs a kind and a name");
     bool hex = out.sha256.size() == 64 &&
                std::all_of(out.sha256.begin(), out.sha256.end(), [](char ch) { return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f'); });
