@@ -45,6 +45,7 @@ std::string sbom_text(const BuildPlan& plan, const SealedImage& image, const std
     c.sha256 = r.sha256;
     c.size = r.size;
     c.origin = r.origin;
+    if (r.verification == "tls-only") c.origin += " (no hash on the index: accepted on TLS alone, sha256 computed on download)";
     c.arch = r.arch;
     c.license = r.license.expression;
     c.license_text = r.license.text;

@@ -24,9 +24,12 @@ bool component_less(const ResolvedComponent& a, const ResolvedComponent& b) {
 }
 
 json component_json(const ResolvedComponent& c) {
-  return {{"kind", c.kind},     {"name", c.name},     {"version", c.version}, {"filename", c.filename},
-          {"url", c.url},       {"sha256", c.sha256}, {"size", c.size},       {"origin", c.origin},
-          {"layer", c.layer},   {"requested", c.requested}};
+  json out = {{"kind", c.kind},     {"name", c.name},     {"version", c.version}, {"filename", c.filename},
+              {"url", c.url},       {"sha256", c.sha256}, {"size", c.size},       {"origin", c.origin},
+              {"layer", c.layer},   {"requested", c.requested}};
+  // Only when set, so locks of indexes with hashes keep their shape.
+  if (!c.verification.empty()) out["verification"] = c.verification;
+  return out;
 }
 
 // ---- reading: every field checked, every message names the field ----------------------------
@@ -92,6 +95,10 @@ class Reader {
     const json& requested = member(c, field, "requested");
     if (!requested.is_boolean()) fail(field + "requested", "expected true or false");
     out.requested = requested.get<bool>();
+    if (auto v = c.find("verification"); v != c.end()) {
+      if (!v->is_string() || *v != "tls-only") fail(field + "verification", "expected \"tls-only\"");
+      out.verification = v->get<std::string>();
+    }
     if (out.kind.empty() || out.name.empty()) fail(field, "a component needs a kind and a name");
     // Every one of these reaches the SBOM, the report and the terminal: a control character
     // (an escape sequence in a name) is no part of any real name, version, file name or URL.

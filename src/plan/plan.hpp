@@ -49,6 +49,10 @@ struct ResolvedComponent {
   DeclaredLicense license;
   std::string arch;
   std::vector<std::string> depends_on;
+  // How the file was verified: empty = against a hash from its index, signature or recipe;
+  // "tls-only" = the recipe accepted its index without hashes (`verify: tls-only`), and `sha256`
+  // is what the download hashed to (a locked build checks it like any other).
+  std::string verification;
 };
 
 // What a step's resolution looks like in `--resolved` and `--metadata-file` ({"python": {...}}).

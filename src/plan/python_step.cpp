@@ -28,6 +28,8 @@
 #include "python/venv.hpp"
 #include "python/wheel_filename.hpp"
 #include "python/wheel_installer.hpp"
+#include "therock/devel_expansion.hpp"
+#include "therock/rocm_package.hpp"
 #include "util/digest.hpp"
 #include "util/error.hpp"
 #include "util/parallel.hpp"
@@ -186,22 +188,37 @@ class LayerAssigner {
     }
   }
 
+  // A layer named with "{name}" stands for one layer per matching package, named after it.
   std::string layer_for(const std::string& name, const python::WheelArtifact& artifact) const {
     for (const auto& [layer, patterns] : py_.layers)
       for (const auto& p : patterns)
-        if (glob_matches(p, name)) return layer;
+        if (glob_matches(p, name)) return expand_name(layer, name);
     if (auto it = wheel_layers_.find(artifact.url); it != wheel_layers_.end()) return it->second;
     if (auto it = index_layers_.find(artifact.index); it != index_layers_.end()) return it->second;
     return kLocalWheelsLayer;
   }
 
-  // Image order: the recipe's named layers as declared, then index layers, then local wheels.
-  std::vector<std::string> order() const {
+  // Image order: the recipe's named layers as declared (a "{name}" layer's packages in name
+  // order, `used` being the layers packages went to), then index layers, then local wheels.
+  std::vector<std::string> order(const std::set<std::string>& used = {}) const {
     std::vector<std::string> out;
     auto add = [&out](const std::string& n) {
       if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
     };
-    for (const auto& [layer, patterns] : py_.layers) add(layer);
+    for (const auto& [layer, patterns] : py_.layers) {
+      if (layer.find(kNameSlot) == std::string::npos) {
+        add(layer);
+        continue;
+      }
+      const std::string prefix = layer.substr(0, layer.find(kNameSlot));
+      const std::string suffix = layer.substr(layer.find(kNameSlot) + kNameSlot.size());
+      for (const auto& u : used) {
+        if (!u.starts_with(prefix) || !u.ends_with(suffix) || u.size() < prefix.size() + suffix.size()) continue;
+        std::string name = u.substr(prefix.size(), u.size() - prefix.size() - suffix.size());
+        if (std::any_of(patterns.begin(), patterns.end(), [&](const std::string& p) { return glob_matches(p, name); }))
+          add(u);
+      }
+    }
     for (const auto& w : py_.wheels)
       if (!w.layer.empty()) add(w.layer);
     for (const auto& i : py_.indexes) add(index_layers_.at(display_url(i.url)));
@@ -211,6 +228,12 @@ class LayerAssigner {
   }
 
  private:
+  static constexpr std::string_view kNameSlot = "{name}";
+  static std::string expand_name(const std::string& layer, const std::string& name) {
+    size_t at = layer.find(kNameSlot);
+    return at == std::string::npos ? layer : layer.substr(0, at) + name + layer.substr(at + kNameSlot.size());
+  }
+
   const recipe::PythonSection& py_;  // the caller keeps it alive
   std::map<std::string, std::string> index_layers_;  // index URL -> layer
   std::map<std::string, std::string> wheel_layers_;  // direct wheel URL -> layer
@@ -269,7 +292,7 @@ PlannedInterpreter plan_interpreter(const StepContext& context, const recipe::Py
     out.standalone = {{"url", net::redact_url(job.url)}, {"sha256", s.sha256}, {"prefix", s.prefix}};
     out.standalone_bin = s.prefix + "/bin";
     out.archive = ResolvedComponent{"python-interpreter", "cpython", "", net::redact_url(job.url), digest_hex(got.digest),
-                                    got.size, "standalone", kInterpreterLayer, archive_name, true, {}, "", {}};
+                                    got.size, "standalone", kInterpreterLayer, archive_name, true, {}, "", {}, ""};
   } else {
     path = *py.interpreter;
   }
@@ -325,7 +348,7 @@ InstallTarget install_target(const python::Interpreter& interpreter, const recip
 // 3. The indexes searched: the section's, then those requirements files name.
 std::vector<python::IndexSource> index_sources(const recipe::PythonSection& py, const Requirements& reqs) {
   std::vector<python::IndexSource> indexes;
-  for (const auto& i : py.indexes) indexes.push_back({i.url, i.netrc, i.username_env, i.password_env, i.packages});
+  for (const auto& i : py.indexes) indexes.push_back({i.url, i.netrc, i.username_env, i.password_env, i.packages, i.tls_only});
   for (const auto& extra : reqs.extra_indexes) {
     bool known = std::any_of(indexes.begin(), indexes.end(), [&](const auto& i) { return i.url == extra.url; });
     if (!known) indexes.push_back(extra);
@@ -548,6 +571,7 @@ void assign_layers(const recipe::PythonSection& effective, const std::vector<pyt
     p.component.layer = layer;
     p.component.filename = artifact.filename;
     p.component.requested = resolved[i].requested;
+    if (artifact.tls_only) p.component.verification = "tls-only";
     if (!installed.empty()) p.component.license = python::declared_license(installed[i].metadata.headers);
     if (auto d = depends_on.find(resolved[i].name); d != depends_on.end()) {
       p.component.depends_on = d->second;
@@ -563,7 +587,9 @@ void assign_layers(const recipe::PythonSection& effective, const std::vector<pyt
     by_layer[layer];
     if (!installed.empty()) by_layer[layer].push_back(std::move(installed[i]));
   }
-  for (const auto& name : assigner.order()) {
+  std::set<std::string> used;
+  for (const auto& [name, wheels_of_layer] : by_layer) used.insert(name);
+  for (const auto& name : assigner.order(used)) {
     auto it = by_layer.find(name);
     if (it == by_layer.end()) continue;
     result.layers.push_back({name, "rockpack python: " + describe_packages(names_by_layer[name]) + " (" + recipe_file + ")",
@@ -583,7 +609,7 @@ std::map<std::string, std::vector<std::string>> lock_inputs(const recipe::Python
   auto& constraints = out["constraints"];
   for (const auto& c : reqs.constraints) constraints.push_back(net::redact_credentials(c.to_string()));
   auto& index_urls = out["indexes"];
-  for (const auto& i : indexes) index_urls.push_back(display_url(i.url));
+  for (const auto& i : indexes) index_urls.push_back(display_url(i.url) + (i.tls_only ? " verify=tls-only" : ""));
   auto& links = out["find_links"];
   for (const auto& l : py.find_links) links.push_back(net::redact_credentials(l));
   for (const auto& l : reqs.find_links) links.push_back(net::redact_credentials(l));
@@ -658,6 +684,7 @@ void locked_packages(const StepLock& locked, const std::string& lock_path, const
     a.url = c.url;
     a.sha256 = c.sha256;
     a.index = c.origin;
+    a.tls_only = c.verification == "tls-only";  // checked against the locked sha256 all the same
     if (c.size) a.size = c.size;
     a.native_sdist = additions.native_sdist && python::sdist_version(c.filename, additions.native_sdist->project());
     resolved.push_back(std::move(p));
@@ -674,6 +701,18 @@ void keep_locked_versions(const StepLock& locked, const LockUse& use, python::Pa
     constraints.push_back(python::Requirement::parse(c.name + "==" + c.version));
     finder.pin_hashes(c.name, {c.sha256});
   }
+}
+
+// Files accepted without a hash from their index (`verify: tls-only`): said loudly, every time.
+void warn_tls_only(const PythonRecord& record) {
+  std::vector<std::string> names;
+  for (const auto& p : record.packages)
+    if (p.component.verification == "tls-only") names.push_back(p.filename);
+  if (names.empty()) return;
+  spdlog::warn("python: {} file{} came from an index without hashes and {} accepted on TLS alone (verify: tls-only): "
+               "{}; their sha256 as downloaded is recorded in the lock, SBOM and the org.rockpack.python.tls-only-files "
+               "label, and `build --locked` checks them against it",
+               names.size(), names.size() == 1 ? "" : "s", names.size() == 1 ? "was" : "were", join(names, ", "));
 }
 
 }  // namespace
@@ -769,6 +808,20 @@ PythonStepResult plan_python(const StepContext& context, const recipe::PythonSec
     finish_install(installed, target, additions);
   } else {
     for (auto& a : artifacts) wheels.push_back({std::move(a), {}});
+    // Files accepted without a hash from their index (verify: tls-only) have no sha256 until they
+    // are downloaded: a lock (or plan) fetches them into the store to know it.
+    std::vector<size_t> unhashed;
+    for (size_t i = 0; i < wheels.size(); ++i)
+      if (wheels[i].artifact.tls_only && wheels[i].artifact.sha256.empty()) unhashed.push_back(i);
+    if (!unhashed.empty() && context.store) {
+      std::vector<python::WheelArtifact> fetch;
+      for (size_t i : unhashed) fetch.push_back(wheels[i].artifact);
+      auto fetched = download_verified(context, *finder, std::move(fetch), false, nullptr);
+      for (size_t k = 0; k < unhashed.size(); ++k) {
+        wheels[unhashed[k]].artifact.sha256 = digest_hex(fetched[k].file.digest);
+        wheels[unhashed[k]].artifact.size = fetched[k].file.size;
+      }
+    }
     // Every file in the store already (an earlier build): plan the layers' contents too, so that
     // `rockpack plan` can show their digests. Nothing is downloaded.
     ContentStore& store = *context.store;
@@ -781,6 +834,7 @@ PythonStepResult plan_python(const StepContext& context, const recipe::PythonSec
     }
   }
   assign_layers(py, indexes, resolved, wheels, std::move(installed), recipe_file, result);
+  warn_tls_only(*result.record);
   return result;
 }
 
@@ -792,7 +846,12 @@ StepOutput python_step_output(PythonStepResult result) {
   out.lock_inputs = std::move(result.lock_inputs);
   if (result.interpreter) out.components.push_back(*result.interpreter);
   if (result.record) {
-    for (const auto& p : result.record->packages) out.components.push_back(p.component);
+    size_t tls_only = 0;
+    for (const auto& p : result.record->packages) {
+      out.components.push_back(p.component);
+      tls_only += p.component.verification == "tls-only";
+    }
+    if (tls_only) out.config.labels.emplace_back("org.rockpack.python.tls-only-files", std::to_string(tls_only));
     out.records.emplace_back("python", std::move(result.record));
   }
   return out;
@@ -801,7 +860,20 @@ StepOutput python_step_output(PythonStepResult result) {
 bool PythonStep::reads_from_base(std::string_view path) const { return python::interpreter_file_of_interest(path); }
 
 StepOutput PythonStep::plan(const StepContext& context) const {
-  return python_step_output(plan_python(context, *context.recipe.python));
+  // TheRock's `rocm` is published only as an sdist whose setup.py computes its extras: it is
+  // installed natively (never built) when a requirement names it, as the rocm: section does, and
+  // `_rocm_sdk_libraries/__init__.py` gets one owner. Without rocm: nothing else changes (no devel
+  // expansion: that is `rocm-sdk init`, which pip does not run either).
+  PythonAdditions additions;
+  if (context.store) {
+    therock::RocmPackageOptions options;
+    options.fetcher = std::make_shared<StoreFileFetcher>(*context.store, context.downloads);
+    additions.native_sdist = std::make_shared<therock::RocmPackage>(std::move(options));
+  }
+  additions.after_install = [](std::vector<python::InstalledWheel>& wheels, const python::InstallScheme& scheme) {
+    therock::own_shared_files(wheels, scheme.purelib.substr(1));
+  };
+  return python_step_output(plan_python(context, *context.recipe.python, additions));
 }
 
 }  // namespace rp

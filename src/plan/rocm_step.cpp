@@ -34,25 +34,31 @@ namespace {
 
 constexpr std::string_view kBashrc = "etc/bash.bashrc";
 
-const char* kRocmLayer = "rocm";
-const char* kTorchLayer = "torch";
 const char* kEnvLayer = "rocm-env";
+// One layer per package of the ROCm and torch set ("{name}" is the package's name): images for
+// different GPU targets then share every layer but their device layers. The tiny `rocm` sdist and
+// rocm-bootstrap share rocm-sdk-core's; torch's unsplit neighbours share one.
+const char* kCoreLayer = "rocm-sdk-core";
+const char* kPackageLayer = "{name}";
+const char* kTorchExtrasLayer = "torch-extras";
 
 struct RocmIndexes {
-  std::vector<std::string> urls;               // one per family for a "{family}" URL, else one
-  std::optional<therock::IndexLayout> layout;  // known for a channel; else read from the sdist
+  std::vector<std::string> urls;  // one per family for a "{family}" URL, else one
+  bool per_family_url = false;
 };
 
-RocmIndexes index_urls(const recipe::RocmSection& rocm, const std::vector<std::string>& families) {
+RocmIndexes index_urls(const recipe::RocmSection& rocm) {
   RocmIndexes out;
   std::string url = rocm.index;
-  if (auto channel = therock::find_channel(rocm.index)) {
-    bool per_family = rocm.layout == recipe::RocmLayout::kPerFamily;
-    url = std::string(per_family ? channel->per_family_url : channel->multi_arch_url);
-    out.layout = per_family ? therock::IndexLayout::kPerFamily : therock::IndexLayout::kMultiArch;
-  }
+  if (url.empty()) url = std::string(therock::find_channel(rocm.channel.empty() ? therock::kDefaultChannel : rocm.channel)->url);
   if (url.find("{family}") != std::string::npos) {
-    for (const auto& f : families) out.urls.push_back(therock::expand_family(url, f));
+    out.per_family_url = true;
+    for (const auto& t : rocm.targets)
+      if (t == "all")
+        throw InputError(rocm.targets_where.str() + ": `all` targets need a multi-arch index; " + net::redact_url(url) +
+                             " is a legacy per-family one",
+                         "list the targets, or use a channel (channel: nightly)");
+    for (const auto& f : therock::families_for(rocm.targets)) out.urls.push_back(therock::expand_family(url, f));
   } else {
     out.urls.push_back(url);
   }
@@ -69,12 +75,11 @@ struct RocmOnIndex {
 RocmOnIndex rocm_on_index(const std::string& url, const DownloadOptions& downloads, const recipe::RocmSection& rocm) {
   python::IndexClientOptions client;
   client.verify_tls = downloads.verify_tls;
-  python::IndexClient index({url, false, "", "", {}}, client);
+  python::IndexClient index({url, false, "", "", {}, rocm.tls_only}, client);
   auto files = index.project_files("rocm");
   if (!files)
     throw InputError(rocm.index_where.str() + ": the index " + index.display_url() + " has no 'rocm' project",
-                     "check the URL (and that its {family} part names a family TheRock publishes: " +
-                         join(therock::families_for(rocm.targets), ", ") + ")");
+                     "check the URL: a TheRock index root (…/whl-next/, …/whl-multi-arch/, or a legacy …/v2/{family}/)");
   RocmOnIndex out{index.display_url(), {}, {}};
   for (const auto& f : *files) {
     if (auto v = python::sdist_version(f.filename, "rocm")) {
@@ -107,12 +112,31 @@ std::string choose_version(const recipe::RocmSection& rocm, const std::string& u
                    "pin one of those, or use version: latest (the newest is " + have.back().to_string() + ")");
 }
 
-// "rocm[devel,libraries]==V"; on the multi-arch layout also one device-<gfx> extra per target, as
-// TheRock documents it (the libraries extra alone would pull the devices of one family).
+// The layout the index serves: per-family when its rocm sdist names family-specific libraries;
+// otherwise whl-next when the rocm page links its files in its own directory (structured, one
+// directory per package, routed per product), else flat whl-multi-arch (`../<file>` links).
+std::string layout_served(therock::IndexLayout sdist_layout, const python::DistFile& sdist) {
+  if (sdist_layout == therock::IndexLayout::kPerFamily) return "per-family";
+  // Resolved against the page that answered (after the aggregate root's routing): structured
+  // indexes keep each file in its package's directory.
+  std::string dir = sdist.url.substr(0, sdist.url.rfind('/') + 1);
+  return dir.ends_with("/rocm/") ? "whl-next" : "multi-arch";
+}
+
+// The device extra of each target ("device-gfx942"), or device-all for `all`.
+std::vector<std::string> device_extras(const std::vector<std::string>& targets) {
+  std::vector<std::string> out;
+  for (const auto& t : targets) out.push_back("device-" + t);
+  if (std::find(targets.begin(), targets.end(), "all") != targets.end()) out = {"device-all"};
+  return out;
+}
+
+// "rocm[devel,libraries]==V"; on the multi-arch layouts also the device extras of the targets, as
+// TheRock documents it (rocm[libraries,devel,device-gfx942]).
 std::string rocm_requirement(const recipe::RocmSection& rocm, const std::string& version, bool multi_arch) {
   std::vector<std::string> extras = rocm.components;
   if (multi_arch)
-    for (const auto& t : rocm.targets) extras.push_back("device-" + t);
+    for (const auto& e : device_extras(rocm.targets)) extras.push_back(e);
   std::sort(extras.begin(), extras.end());
   return "rocm" + (extras.empty() ? std::string() : "[" + join(extras, ",") + "]") + "==" + version;
 }
@@ -122,7 +146,7 @@ std::string rocm_requirement(const recipe::RocmSection& rocm, const std::string&
 std::string with_device_extras(const std::string& text, const std::vector<std::string>& targets) {
   python::Requirement r = python::Requirement::parse(text);
   if (r.normalized_name() != "torch" || !r.extras.empty() || !r.url.empty()) return text;
-  for (const auto& t : targets) r.extras.push_back("device-" + t);
+  r.extras = device_extras(targets);
   return r.to_string();
 }
 
@@ -158,25 +182,22 @@ Entry text_file(const std::string& path, std::string text, const std::string& or
   return e;
 }
 
-// What a lock pins of the rocm section.
+// What a lock pins of the rocm section: the version and the layout the index served.
 struct LockedRocm {
   std::string version;
-  std::optional<therock::IndexLayout> layout;
+  std::string layout;
 };
 
 std::optional<LockedRocm> locked_rocm(const StepLock& locked, const std::string& lock_path) {
   auto version = locked.pins.find("version");
   if (version == locked.pins.end()) return std::nullopt;
-  LockedRocm out{version->second, std::nullopt};
+  LockedRocm out{version->second, ""};
   (void)python::Version::parse(out.version);  // untrusted: a malformed version is an InputError here
   auto layout = locked.pins.find("layout");
-  if (layout != locked.pins.end() && !layout->second.empty()) {
-    for (auto l : {therock::IndexLayout::kPerFamily, therock::IndexLayout::kMultiArch})
-      if (layout->second == therock::layout_name(l)) out.layout = l;
-    if (!out.layout)
-      throw InputError(lock_path + ": steps.rocm.pins.layout '" + layout->second + "' is no TheRock index layout",
-                       "run `rockpack lock RECIPE` to write the lock again");
-  }
+  if (layout != locked.pins.end()) out.layout = layout->second;
+  if (!out.layout.empty() && out.layout != "per-family" && out.layout != "multi-arch" && out.layout != "whl-next")
+    throw InputError(lock_path + ": steps.rocm.pins.layout '" + out.layout + "' is no TheRock index layout",
+                     "run `rockpack lock RECIPE` to write the lock again");
   return out;
 }
 
@@ -195,49 +216,63 @@ bool RocmStep::reads_from_base(std::string_view path) const {
 StepOutput RocmStep::plan(const StepContext& context) const {
   const recipe::Recipe& recipe = context.recipe;
   const recipe::RocmSection& rocm = *recipe.rocm;
-  const std::vector<std::string> families = therock::families_for(rocm.targets);
 
   // 1. Where, and which version.
-  RocmIndexes indexes = index_urls(rocm, families);
+  RocmIndexes indexes = index_urls(rocm);
   if (context.mode == StepMode::kOffline) {
     if (rocm.version != "latest") (void)python::Version::parse(rocm.version);
     return python_step_output(plan_python(context, *recipe.python));
   }
+  const std::vector<std::string> families = indexes.per_family_url ? therock::families_for(rocm.targets) : std::vector<std::string>{};
   ContentStore& store = *context.store;
   // What the section asks for, as the lock records it; a locked build stops here when it differs.
   std::vector<std::string> lock_inputs = {"version " + rocm.version, "targets " + join(rocm.targets, ";"),
                                           "components " + join(rocm.components, ","),
                                           std::string("expand_devel ") + (rocm.expand_devel ? "true" : "false")};
-  for (const auto& u : indexes.urls) lock_inputs.push_back("index " + net::redact_url(u));
+  for (const auto& u : indexes.urls) lock_inputs.push_back("index " + net::redact_url(u) + (rocm.tls_only ? " verify=tls-only" : ""));
   check_locked_inputs(context.lock, context.step, "rocm", lock_inputs);
-  // The version (and the layout read from its sdist) come from the lock when it pins them: build
-  // --locked asks the index nothing, lock --update keeps them unless `rocm` is named.
+  // The version (and the layout) come from the lock when it pins them: build --locked asks the
+  // index nothing, lock --update keeps them unless `rocm` is named.
   const StepLock* locked = context.locked();
   std::optional<LockedRocm> pinned;
   if (locked && context.lock.keeps("rocm")) pinned = locked_rocm(*locked, context.lock.path);
   RocmOnIndex first;
   if (!pinned) first = rocm_on_index(indexes.urls.front(), context.downloads, rocm);
   const std::string version = pinned ? pinned->version : choose_version(rocm, indexes.urls.front(), first.versions);
-  spdlog::info("rocm: {} for {} ({}) from {}", version, join(rocm.targets, ";"), join(families, ","),
-               join(indexes.urls, " "));
+  spdlog::info("rocm: {} for {} from {}", version, join(rocm.targets, ";"), join(indexes.urls, " "));
 
-  // 2. The layout decides torch's extras. Unless the channel says it, it is in the sdist: read it
-  // before resolving (it is small, and the resolver would download it anyway).
+  // 2. The layout decides the extras; it is in the sdist (small; the resolver would download it
+  // anyway) and in how the index links it. The release's targets are checked here too.
   therock::RocmPackageOptions package_options;
   package_options.targets = rocm.targets;
   package_options.families_from_indexes = indexes.urls.size() > 1;
   package_options.fetcher = std::make_shared<StoreFileFetcher>(store, context.downloads);
   auto package = std::make_shared<therock::RocmPackage>(package_options);
-  std::optional<therock::IndexLayout> layout = indexes.layout;
-  if (!layout && pinned) layout = pinned->layout;
-  if (!layout) {
+  std::string layout = pinned ? pinned->layout : "";
+  if (!pinned) {
     for (const auto& f : first.sdists) {
       if (python::sdist_version(f.filename, "rocm")->to_string() != version) continue;
-      layout = therock::layout_of(package->read_sdist({f.filename, f.url, f.sha256.value_or(""), {}, first.display_url}).dist_info);
+      if (!f.sha256 && !rocm.tls_only)
+        throw InputError(rocm.index_where.str() + ": " + f.filename + " on " + first.display_url +
+                             " has no sha256 to verify the download against (TheRock's whl-next indexes publish none)",
+                         "accept this index's files on TLS alone with `verify: tls-only` in the rocm section: their "
+                         "sha256 is then computed on download, recorded in the lock, SBOM and a label");
+      const auto& sdist = package->read_sdist({f.filename, f.url, f.sha256.value_or(""), {}, first.display_url});
+      const auto sdist_layout = therock::layout_of(sdist.dist_info);
+      layout = layout_served(sdist_layout, f);
+      if (indexes.urls.size() == 1 || sdist_layout != therock::IndexLayout::kPerFamily)
+        therock::check_targets(sdist.dist_info, rocm.targets, sdist_layout);
       break;
     }
   }
-  const bool multi_arch = layout == therock::IndexLayout::kMultiArch;
+  const bool multi_arch = layout != "per-family";
+  if (!multi_arch)
+    spdlog::warn("rocm: {} is a legacy per-family TheRock index: TheRock publishes no new releases there, and old ones "
+                 "may be deleted; move to a channel (channel: nightly) and targets on the current index",
+                 join(indexes.urls, " "));
+  if (multi_arch && indexes.per_family_url)
+    throw InputError(rocm.index_where.str() + ": the URL has {family} but the index serves multi-arch packages",
+                     "remove {family} from the URL");
 
   // 3. The python step with the rocm indexes first, `rocm[...]` added, the ROCm and torch packages
   // in layers of their own (after any the recipe names itself), and TheRock's two hooks.
@@ -247,20 +282,27 @@ StepOutput RocmStep::plan(const StepContext& context) const {
     ix.where = rocm.index_where;
     ix.url = url;
     ix.layer = "python";
+    ix.tls_only = rocm.tls_only;
     additions.leading_indexes.push_back(std::move(ix));
   }
   if (multi_arch) additions.adjust_package = [&rocm](const std::string& text) { return with_device_extras(text, rocm.targets); };
   additions.packages.emplace_back(rocm_requirement(rocm, version, multi_arch), rocm.where);
-  additions.layers.emplace_back(kRocmLayer, std::vector<std::string>{"rocm", "rocm-sdk-*", "rocm-profiler"});
-  additions.layers.emplace_back(kTorchLayer, std::vector<std::string>{"torch", "amd-torch-device-*", "pytorch-triton-rocm",
-                                                                      "torchvision", "torchaudio", "triton"});
+  additions.layers.emplace_back(kCoreLayer, std::vector<std::string>{"rocm", "rocm-sdk-core", "rocm-bootstrap"});
+  additions.layers.emplace_back(kPackageLayer, std::vector<std::string>{"rocm-sdk-libraries", "rocm-sdk-libraries-*",
+                                                                        "rocm-sdk-device-*", "rocm-sdk-devel", "rocm-profiler",
+                                                                        "torch", "amd-torch-device-*", "torchvision",
+                                                                        "amd-torchvision-device-*"});
+  additions.layers.emplace_back(kTorchExtrasLayer,
+                                std::vector<std::string>{"torchaudio", "triton", "pytorch-triton-rocm"});
   additions.native_sdist = package;
   therock::DevelExpansion expansion;
+  additions.after_install = [&](std::vector<python::InstalledWheel>& wheels, const python::InstallScheme& scheme) {
+    therock::own_shared_files(wheels, scheme.purelib.substr(1));
+    if (!rocm.expand_devel) return;
+    StoreArchiveOpener archives(store);
+    expansion = therock::expand_devel(archives, wheels, scheme.purelib.substr(1));
+  };
   if (rocm.expand_devel) {
-    additions.after_install = [&](std::vector<python::InstalledWheel>& wheels, const python::InstallScheme& scheme) {
-      StoreArchiveOpener archives(store);
-      expansion = therock::expand_devel(archives, wheels, scheme.purelib.substr(1));
-    };
     additions.on_installed = [&store](const python::InstalledWheel& wheel, const python::InstallScheme& scheme) {
       therock::prepare_devel(StoreArchiveOpener(store), wheel, scheme.purelib.substr(1));
     };
@@ -285,7 +327,12 @@ StepOutput RocmStep::plan(const StepContext& context) const {
   therock::RocmEnvInputs env_in;
   env_in.root = python.scheme.purelib + (devel && rocm.expand_devel ? "/_rocm_sdk_devel" : "/_rocm_sdk_core");
   env_in.targets = rocm.targets;
-  env_in.family = families.front();
+  // ROCM_SDK_TARGET_FAMILY only for a legacy per-family install (there it names a family; on the
+  // multi-arch layouts extras choose the device packages).
+  if (!multi_arch) {
+    const auto legacy_families = families.empty() ? therock::families_for(rocm.targets) : families;
+    if (!legacy_families.empty()) env_in.family = legacy_families.front();
+  }
   env_in.knobs = rocm.env;
   const std::string origin = recipe.file.filename().string() + " rocm";
   std::vector<Entry> env_files = {
@@ -308,13 +355,14 @@ StepOutput RocmStep::plan(const StepContext& context) const {
   // 5. Labels, the component and the record.
   std::vector<std::string> shown_urls;
   for (const auto& u : indexes.urls) shown_urls.push_back(net::redact_url(u));
-  const std::string layout_name = layout ? therock::layout_name(*layout) : "";
-  out.config.labels = {{"org.rockpack.rocm.version", version},
+  const std::string& layout_name = layout;
+  for (auto label : std::vector<std::pair<std::string, std::string>>{{"org.rockpack.rocm.version", version},
                        {"org.rockpack.rocm.family", join(families, ",")},
                        {"org.rockpack.rocm.targets", join(rocm.targets, ";")},
                        {"org.rockpack.rocm.index", join(shown_urls, ",")},
                        {"org.rockpack.rocm.layout", layout_name},
-                       {"org.rockpack.torch.version", torch_version}};
+                       {"org.rockpack.torch.version", torch_version}})
+    out.config.labels.push_back(std::move(label));
   auto record = std::make_shared<RocmRecord>();
   record->version = version;
   record->layout = layout_name;

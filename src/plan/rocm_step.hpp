@@ -19,7 +19,7 @@ namespace rp {
 // What the rocm section resolved; to_json() is the "rocm" object of `--resolved`.
 struct RocmRecord final : StepRecord {
   std::string version;
-  std::string layout;  // "per-family" or "multi-arch" (therock::layout_name)
+  std::string layout;  // "per-family", "multi-arch" (flat) or "whl-next" (structured)
   std::vector<std::string> targets, families, indexes, components;
   bool expand_devel = true;
   std::string root;  // where the SDK is in the image (ROCM_PATH)

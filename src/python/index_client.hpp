@@ -23,6 +23,9 @@ struct IndexSource {
   // Globs (fnmatch) on normalized names. When non-empty, the matching packages come only from this
   // index, and nothing else does.
   std::vector<std::string> packages;
+  // The recipe accepts this index's files without a sha256 from the index (`verify: tls-only`):
+  // the download is trusted for what TLS gives, its sha256 is computed on arrival and recorded.
+  bool tls_only = false;
 };
 
 enum class IndexStrategy {

@@ -52,7 +52,15 @@ constexpr VarName kVariables[] = {
     {"platform.machine", "platform_machine"},
     {"platform.python_implementation", "platform_python_implementation"},
     {"python_implementation", "platform_python_implementation"},
+    // PEP 817 (wheel variants). A non-variant installer knows no variant properties: a comparison
+    // on them is never true, whatever its operator (the line is for variant-aware installers).
+    {"variant_properties", "variant_properties"},
+    {"variant_namespaces", "variant_namespaces"},
+    {"variant_features", "variant_features"},
+    {"variant_label", "variant_label"},
 };
+
+bool is_variant_variable(std::string_view var) { return var.starts_with("variant_"); }
 
 struct OpName {
   std::string_view text;
@@ -269,6 +277,7 @@ bool eval_node(const Marker::Node& n, const MarkerEnvironment& env, const std::s
     if (n.op == MarkerOp::kNotEqual || n.op == MarkerOp::kNotIn) return std::all_of(values.begin(), values.end(), test);
     return std::any_of(values.begin(), values.end(), test);
   }
+  if (is_variant_variable(var)) return false;
   std::string value = env.get(var).value_or("");
   return n.lhs_is_var ? compare(value, n.op, n.rhs, var) : compare(n.lhs, n.op, value, var);
 }

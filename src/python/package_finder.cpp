@@ -163,6 +163,12 @@ PackageFinder::Project PackageFinder::collect(const std::string& name) {
         sdist = true;
       }
     }
+    if (!wheel && f.filename.ends_with(".whl")) {
+      // Six dash fields whose third is no build tag: a PEP 817 variant wheel
+      // (<name>-<ver>-<tags>-<label>.whl), for variant-aware installers only.
+      reject("not a classic wheel name (a PEP 817 variant wheel?): skipped");
+      continue;
+    }
     if (!wheel) {
       reject("not a wheel (source distributions are not built)");
       continue;
@@ -351,9 +357,10 @@ std::string PackageFinder::metadata_text(const std::string& name, const FileChoi
   const std::string shown = f.filename + " (" + c.origin + ")";
   std::string text;
   if (c.sdist) {
-    if (!f.sha256 && options_.require_hashes)
+    if (!f.sha256 && options_.require_hashes && !(c.index && c.index->source().tls_only))
       throw InputError(shown + " has no sha256 to verify the download against",
-                       "use an index that publishes hashes (#sha256= in its links)");
+                       "use an index that publishes hashes (#sha256= in its links), or accept this index's "
+                       "files on TLS alone with `verify: tls-only` on the index in the recipe");
     net::Headers headers = c.index ? c.index->auth_headers_for(f.url) : auth_headers_for(f.url);
     // Not cached here: the metadata depends on the handler's choices (targets), not only the file.
     return options_.native_sdist->metadata({f.filename, net::redact_credentials(f.url), f.sha256.value_or(""), headers, c.origin});
@@ -483,9 +490,13 @@ WheelArtifact PackageFinder::artifact(const std::string& name, const Candidate& 
     throw InputError(c.file.filename + " (" + c.origin + "): " + pin_mismatch(*sha, pins),
                      "the file is not the one the pin names: fix the pinned sha256, or the file's location");
   if (!sha && pins.size() == 1) sha = pins.front();
-  if (!sha && pins.empty() && options_.require_hashes)
+  // Recorded as tls-only even when a lock's pin now names the file: the index itself never gave a hash.
+  const bool tls_only = !c.file.sha256 && !is_file_url(c.file.url) && c.index && c.index->source().tls_only;
+  if (!sha && pins.empty() && options_.require_hashes && !tls_only)
     throw InputError(c.file.filename + " (" + c.origin + ") has no sha256 to verify the download against",
-                     "add #sha256=<hex> to the URL, a --hash pin, or use an index that publishes hashes");
+                     "add #sha256=<hex> to the URL, a --hash pin, use an index that publishes hashes, or accept "
+                     "this index's files on TLS alone with `verify: tls-only` on the index in the recipe");
+  a.tls_only = tls_only;
   a.sha256 = sha.value_or("");
   return a;
 }

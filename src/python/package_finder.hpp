@@ -60,6 +60,9 @@ struct WheelArtifact {
   std::optional<uint64_t> size;
   bool yanked = false;
   bool native_sdist = false;  // the file is an sdist of FinderOptions::native_sdist's project
+  // The index gave no sha256 and the recipe accepts that for it (IndexSource::tls_only): the
+  // download's own sha256 is what gets recorded and locked.
+  bool tls_only = false;
 };
 
 class PackageFinder final : public ResolverProvider {

@@ -52,6 +52,9 @@ struct PythonIndex {
   // with a list serves nothing else.
   std::vector<std::string> packages;
   std::string layer;  // the layer its packages go into; empty = "python" for the first index, else derived
+  // `verify: tls-only`: files this index lists without a sha256 are accepted on TLS alone (their
+  // sha256 is computed on download, recorded in the lock, SBOM and a label). Default: refused.
+  bool tls_only = false;
 };
 
 // `python.wheels[]` and `name @ URL` requirements: a wheel named by its location and hash.
@@ -100,17 +103,19 @@ struct PythonSection {
 
 // `rocm:` — AMD's TheRock ROCm SDK from its Python index (docs/recipe.md, "rocm"). Installed through
 // the python section's machinery, so it needs a `python:` section for the interpreter and target.
-enum class RocmLayout { kAuto, kPerFamily, kMultiArch };
-
 struct RocmSection {
   SourceLocation where;
   std::string source = "therock";
-  // A channel name (nightly, prerelease, release) or an http(s) index URL that may contain
-  // "{family}"; empty until a document sets it (required).
+  // `channel:` (nightly, dev, rc, bkc, stable: TheRock's whl-next streams) or `index:` (an http(s)
+  // index URL of any TheRock layout; "{family}" in it means a legacy per-family index). Neither:
+  // the nightly channel. The layout is recognised from what the index serves.
+  std::string channel;
   std::string index;
   SourceLocation index_where;
-  RocmLayout layout = RocmLayout::kAuto;  // kAuto: multi-arch for a channel, read from the sdist for a URL
-  std::vector<std::string> targets;       // GPU targets, checked against TheRock's table ("gfx942")
+  // `verify: tls-only`: the index's files may come without a sha256 (whl-next publishes none);
+  // their sha256 is computed on download and recorded. Default: a file without one is refused.
+  bool tls_only = false;
+  std::vector<std::string> targets;       // GPU targets ("gfx942") or "all"; checked against the release
   SourceLocation targets_where;
   std::vector<std::string> components = {"libraries", "devel"};  // extras of `rocm`
   std::string version = "latest";                                 // "latest" or an exact version

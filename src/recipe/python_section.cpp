@@ -21,7 +21,7 @@ const std::vector<std::string> kPythonKeys = {
     "interpreter", "standalone", "venv",     "break_system_packages", "index_strategy", "prerelease", "indexes",
     "find_links",  "packages",   "requirements", "constraints",       "wheels",         "layers"};
 const std::vector<std::string> kStandaloneKeys = {"url", "path", "sha256", "prefix", "strip"};
-const std::vector<std::string> kIndexKeys = {"url", "netrc", "username_env", "password_env", "packages", "layer"};
+const std::vector<std::string> kIndexKeys = {"url", "netrc", "username_env", "password_env", "packages", "layer", "verify"};
 const std::vector<std::string> kWheelKeys = {"url", "path", "sha256", "verify", "layer"};
 const std::vector<std::string> kIndexStrategies = {"first-index", "unsafe-best-match"};
 const std::vector<std::string> kPrereleaseModes = {"if-necessary-or-explicit", "allow", "disallow"};
@@ -308,6 +308,14 @@ void PythonSectionReader::index(const YAML::Node& node) {
     in_.error(node, "an index takes its credentials from 'netrc' or from username_env/password_env, not both");
   if (auto n = node["packages"]) ix.packages = package_names(n, "packages").value_or(std::vector<std::string>{});
   if (auto n = node["layer"]) ix.layer = in_.text(n, "layer").value_or("");
+  if (auto n = node["verify"]) {
+    auto t = in_.text(n, "verify");
+    if (t && *t == "tls-only") ix.tls_only = true;
+    else if (t && *t != "hashes")
+      in_.error(n, "unknown index verify '" + *t + "'",
+                "'hashes' (the default: every file needs a sha256 from the index) or 'tls-only' (accept files "
+                "without one on TLS alone; their sha256 is computed and locked)");
+  }
   s_.indexes.push_back(std::move(ix));
 }
 

@@ -9,16 +9,16 @@
 #include "therock/channels.hpp"
 #include "therock/families.hpp"
 #include "util/error.hpp"
+#include "util/strings.hpp"
 #include "util/suggest.hpp"
 
 namespace rp::recipe {
 
 namespace {
 
-const std::vector<std::string> kRocmKeys = {"source",  "index",   "layout",       "targets",
+const std::vector<std::string> kRocmKeys = {"source",  "channel", "index",        "verify", "targets",
                                             "components", "version", "expand_devel", "env"};
 const std::vector<std::string> kComponents = {"libraries", "devel", "profiler"};
-const std::vector<std::string> kLayouts = {"per-family", "multi-arch"};
 // The runtime knobs users set for ROCm; anything else belongs in the recipe's `env:`.
 const std::vector<std::string> kKnobs = {"HSA_OVERRIDE_GFX_VERSION", "ROCBLAS_USE_HIPBLASLT", "HIP_VISIBLE_DEVICES",
                                          "ROCR_VISIBLE_DEVICES",     "PYTORCH_CUDA_ALLOC_CONF", "HIP_LAUNCH_BLOCKING",
@@ -36,8 +36,9 @@ class RocmSectionReader {
     s_.where = in_.at(node);
     if (!in_.check_keys(node, kRocmKeys, "rocm")) return;
     if (auto n = node["source"]) source(n);
+    if (auto n = node["channel"]) channel(n);
     if (auto n = node["index"]) index(n);
-    if (auto n = node["layout"]) layout(n);
+    if (auto n = node["verify"]) verify(n);
     if (auto n = node["targets"]) targets(n);
     if (auto n = node["components"]) components(n);
     if (auto n = node["version"]) version(n);
@@ -52,11 +53,35 @@ class RocmSectionReader {
       in_.error(n, "unknown rocm source '" + *t + "'", "the only source is 'therock' (AMD's TheRock Python packages)");
   }
 
+  void channel(const YAML::Node& n) {
+    auto t = in_.text(n, "channel");
+    if (!t) return;
+    if (!therock::find_channel(*t)) {
+      std::string hint = did_you_mean(*t, therock::channel_names());
+      in_.error(n, "unknown TheRock channel '" + *t + "'",
+                hint.empty() ? "channels: " + join(therock::channel_names(), ", ") + "; or give index: URL" : hint);
+      return;
+    }
+    s_.channel = *t;
+    s_.index.clear();  // the later document's choice wins, channel or URL
+    s_.index_where = in_.at(n);
+  }
+
+  void verify(const YAML::Node& n) {
+    auto t = in_.text(n, "verify");
+    if (t && (*t == "tls-only" || *t == "hashes")) s_.tls_only = *t == "tls-only";
+    else if (t)
+      in_.error(n, "unknown rocm verify '" + *t + "'",
+                "'hashes' (the default: every file needs a sha256 from the index) or 'tls-only' (accept files "
+                "without one, as TheRock's whl-next indexes publish them, on TLS alone; their sha256 is computed and locked)");
+  }
+
   void index(const YAML::Node& n) {
     auto t = in_.text(n, "index");
     if (!t) return;
     if (therock::find_channel(*t)) {
-      s_.index = *t;
+      s_.channel = *t;  // a channel name where a URL goes: the same as channel:
+      s_.index.clear();
     } else if (t->rfind("http://", 0) == 0 || t->rfind("https://", 0) == 0) {
       std::string authority = t->substr(t->find("//") + 2);
       authority = authority.substr(0, authority.find('/'));
@@ -66,24 +91,14 @@ class RocmSectionReader {
         return;
       }
       s_.index = *t;
+      s_.channel.clear();
     } else {
       std::string hint = did_you_mean(*t, therock::channel_names());
       in_.error(n, "'" + *t + "' is neither a TheRock channel nor an http(s) index URL",
-                hint.empty() ? "use nightly, prerelease, release, or a URL such as https://host/v2/{family}/" : hint);
+                hint.empty() ? "use channel: (" + join(therock::channel_names(), ", ") + ") or an index URL" : hint);
       return;
     }
     s_.index_where = in_.at(n);
-  }
-
-  void layout(const YAML::Node& n) {
-    auto t = in_.text(n, "layout");
-    if (!t) return;
-    if (*t == "per-family") s_.layout = RocmLayout::kPerFamily;
-    else if (*t == "multi-arch") s_.layout = RocmLayout::kMultiArch;
-    else {
-      std::string hint = did_you_mean(*t, kLayouts);
-      in_.error(n, "unknown rocm layout '" + *t + "'", hint.empty() ? "use per-family or multi-arch" : hint);
-    }
   }
 
   void targets(const YAML::Node& n) {
@@ -175,18 +190,12 @@ void merge_rocm_section(const DocumentReader& in, const YAML::Node& node, std::o
 
 void check_rocm_section(const Recipe& recipe, Diagnostics& diag) {
   const RocmSection& s = *recipe.rocm;
-  if (s.index.empty())
-    diag.error(s.where, "the rocm section needs 'index'",
-               "a channel (nightly, prerelease, release) or an index URL such as https://host/v2/{family}/");
   if (s.targets.empty())
     diag.error(s.where, "the rocm section needs 'targets'",
                "the GPU targets, as in PYTORCH_ROCM_ARCH: targets: gfx942 (or \"gfx90a;gfx942\")");
   if (!recipe.python)
     diag.error(s.where, "the rocm section needs a python section",
                "TheRock's ROCm is a set of Python packages: add python: with interpreter: (or standalone:) and venv:");
-  if (s.layout != RocmLayout::kAuto && !therock::find_channel(s.index) && !s.index.empty())
-    diag.error(s.where, "'layout' goes with a channel name only",
-               "for an index URL the layout is read from the index itself; remove layout:");
 }
 
 }  // namespace rp::recipe

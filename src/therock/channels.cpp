@@ -4,11 +4,14 @@ namespace rp::therock {
 
 namespace {
 
-// The stable channel is promoted from prereleases; nightlies come from TheRock's scheduled builds.
+// TheRock's streams (build_tools/_therock_utils/s3_buckets.py, get_release_package_index_url):
+// each is one whl-next index. Keep this the only place their URLs are written.
 constexpr Channel kChannels[] = {
-    {"nightly", "https://rocm.nightlies.amd.com/v2/{family}/", "https://rocm.nightlies.amd.com/whl-multi-arch/"},
-    {"prerelease", "https://rocm.prereleases.amd.com/v2/{family}/", "https://rocm.prereleases.amd.com/whl-multi-arch/"},
-    {"release", "https://repo.amd.com/rocm/whl/{family}/", "https://repo.amd.com/rocm/whl-multi-arch/"},
+    {"nightly", "https://nightly.repo.amd.com/rocm/whl-next/", "scheduled builds of the development branch, X.Y.ZaYYYYMMDD"},
+    {"dev", "https://dev.repo.amd.com/rocm/whl-next/", "builds of individual commits, X.Y.Z.dev0+<sha>"},
+    {"rc", "https://rc.repo.amd.com/rocm/whl-next/", "release candidates, X.Y.ZrcN"},
+    {"bkc", "https://bkc.repo.amd.com/rocm/whl-next/", "nightlies that passed the best-known-configuration tests"},
+    {"stable", "https://stable.repo.amd.com/rocm/whl-next/", "releases"},
 };
 
 }  // namespace

@@ -55,6 +55,23 @@ std::vector<std::string> split_path(const std::string& path) {
   return parts;
 }
 
+// `base` + "/" + `relative` with "." and ".." applied; empty when the result is not below `root`.
+std::string lexically_within(const std::string& base, const std::string& relative, const std::string& root) {
+  std::vector<std::string> parts = split_path(base);
+  for (auto& p : split_path(relative)) {
+    if (p.empty() || p == ".") continue;
+    if (p == "..") {
+      if (parts.empty()) return {};
+      parts.pop_back();
+      continue;
+    }
+    parts.push_back(std::move(p));
+  }
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : "/") + p;
+  return out.rfind(root + "/", 0) == 0 ? out : std::string();
+}
+
 // Where an entry lives: wheels[wheel].entries[entry]. Indices, since entries are appended.
 struct Slot {
   size_t wheel = 0;
@@ -75,6 +92,8 @@ class ImageTree {
     for (size_t w = 0; w < wheels.size(); ++w)
       for (size_t e = 0; e < wheels[w].entries.size(); ++e) by_path_[wheels[w].entries[e].path] = {w, e};
   }
+
+  size_t owner(const std::string& path) const { return by_path_.at(path).wheel; }
 
   Entry* find(const std::string& path) {
     auto it = by_path_.find(path);
@@ -170,7 +189,11 @@ void update_record(InstalledWheel& wheel, const std::set<std::string>& removed, 
   auto rows = python::parse_record(read_content(*it->content), wheel.filename + ":" + record_path);
   rows.erase(std::remove_if(rows.begin(), rows.end(), [&](const auto& r) { return removed_rows.count(r.path) > 0; }),
              rows.end());
-  for (const auto& path : added) rows.push_back({relative(path), "", ""});
+  // No row twice (TheRock drops blank and duplicate rows when it rewrites a RECORD).
+  std::set<std::string> listed;
+  std::erase_if(rows, [&](const auto& r) { return r.path.empty() || !listed.insert(r.path).second; });
+  for (const auto& path : added)
+    if (listed.insert(relative(path)).second) rows.push_back({relative(path), "", ""});
   it->content = std::make_shared<InlineContent>(python::format_record(rows));
 
   std::erase_if(wheel.files, [&](const std::string& f) { return removed.count(f) > 0; });
@@ -200,6 +223,7 @@ struct Expander {
   DevelExpansion result;
   std::set<std::string> link_paths;     // every new symlink or hardlink, resolved at the end
   std::map<std::string, size_t> added;  // every new file or link -> the wheel whose RECORD lists it
+  std::map<std::string, size_t> move_to;  // hardlinks -> the wheel (layer) of the file they share
 
   Expander(std::vector<InstalledWheel>& w, std::string s) : wheels(w), site(std::move(s)), tree(w) {}
 
@@ -234,10 +258,24 @@ struct Expander {
       e.mode = (m.mode & 0111) ? 0755 : 0644;  // as `rocm-sdk init` writes them
       e.content = tar.content(m);
       ++result.files;
+    } else if (m.type == EntryType::kSymlink) {
+      e.mode = 0777;
+      e.link_target = m.link_target;
+      // TheRock's rule (rocm_sdk/_devel.py), decided when the member comes: the launchers in a
+      // devel bin/ stay symlinks; a link whose target is, at that moment, an existing regular file
+      // becomes a hardlink to it; anything else (directories, targets extracted later, nothing)
+      // stays a symlink.
+      std::string parent = parent_of(e.path);
+      bool launcher = kLaunchers.count(base_name(e.path)) > 0 && base_name(parent) == "bin" &&
+                      base_name(parent_of(parent)).starts_with(kDevelRoot);
+      if (!launcher && e.link_target.rfind('/', 0) != 0 && tree.resolve(parent + "/" + e.link_target).kind == Kind::kFile)
+        link_paths.insert(e.path);
+      else
+        ++result.symlinks;
     } else {
       e.mode = 0777;
       // A tar hardlink names another member; held as an image path like every hardlink entry.
-      e.link_target = m.type == EntryType::kHardlink ? member_image_path(m.link_target, site, what) : m.link_target;
+      e.link_target = member_image_path(m.link_target, site, what);
       link_paths.insert(e.path);
     }
     added[e.path] = devel;
@@ -260,10 +298,12 @@ struct Expander {
         throw bad("a link without a \"relpath\" and a \"target\" string");
       std::string relpath = link["relpath"], target = link["target"];
       if (relpath.empty() || target.empty() || relpath.front() == '/' || target.front() == '/' ||
-          has_dot_dot_component(relpath) || has_dot_dot_component(target))
-        throw bad("link paths must be relative and stay inside ('" + relpath + "' -> '" + target + "')");
+          has_dot_dot_component(relpath))
+        throw bad("link paths must be relative ('" + relpath + "' -> '" + target + "')");
       std::string dest = normalize_image_path(site + "/" + kDevelRoot + "/" + relpath, what);
-      std::string source = normalize_image_path(site + "/" + target, what);
+      // `target` is relative to the link's directory (../ up to site-packages, then the file).
+      std::string source = lexically_within(parent_of(dest), target, site);
+      if (source.empty()) throw bad("the link target '" + target + "' of '" + relpath + "' leaves site-packages");
       Resolved r = tree.resolve(source);
       if (r.kind != Kind::kFile) throw bad("the link target '" + target + "' is not a file in site-packages");
       check_free(dest, what + " link " + relpath);
@@ -280,15 +320,16 @@ struct Expander {
     }
   }
 
-  // Symlinks to files become hardlinks; each group of paths sharing one file gets its content at
-  // the smallest path, because the tar writer needs a hardlink's target to come first.
+  // The links chosen to become hardlinks (link_paths) become hardlinks; each group of paths
+  // sharing one file gets its content at the smallest path, because the tar writer needs a
+  // hardlink's target to come first. Every link of a group moves into the wheel that shipped the
+  // file, so that the group stays in one layer (a hardlink cannot cross layers).
   void resolve_links() {
     std::map<std::string, std::vector<std::string>> groups;  // content path -> its links
     for (const auto& path : link_paths) {
       Entry& e = tree.get(path);
       Resolved r = tree.resolve(path);
-      bool launcher = e.type == EntryType::kSymlink && kLaunchers.count(base_name(path)) > 0;
-      if (r.kind == Kind::kFile && !launcher) {
+      if (r.kind == Kind::kFile) {
         groups[r.path].push_back(path);
         continue;
       }
@@ -321,6 +362,40 @@ struct Expander {
         e.content.reset();
         e.mode = mode;
       }
+      size_t owner = tree.owner(content_path);
+      for (const auto& path : links) move_to[path] = owner;
+    }
+    move_entries();
+  }
+
+  // Moves the entries in move_to into their owners' entries (after all slots are used).
+  void move_entries() {
+    std::vector<std::vector<Entry>> moved(wheels.size());
+    for (size_t w = 0; w < wheels.size(); ++w) {
+      auto& entries = wheels[w].entries;
+      auto keep = std::stable_partition(entries.begin(), entries.end(), [&](const Entry& e) {
+        auto it = move_to.find(e.path);
+        return it == move_to.end() || it->second == w;
+      });
+      for (auto it = keep; it != entries.end(); ++it) moved[move_to.at(it->path)].push_back(std::move(*it));
+      entries.erase(keep, entries.end());
+    }
+    for (size_t w = 0; w < wheels.size(); ++w) {
+      if (moved[w].empty()) continue;
+      // The directories above a moved link, so that its layer has them with their modes.
+      std::set<std::string> have;
+      for (const auto& e : wheels[w].entries) have.insert(e.path);
+      for (auto& e : moved[w]) {
+        for (std::string dir = parent_of(e.path); !dir.empty() && have.insert(dir).second; dir = parent_of(dir)) {
+          Entry d;
+          d.path = dir;
+          d.type = EntryType::kDirectory;
+          d.mode = 0755;
+          d.origin = e.origin;
+          wheels[w].entries.push_back(std::move(d));
+        }
+        wheels[w].entries.push_back(std::move(e));
+      }
     }
   }
 };
@@ -341,6 +416,27 @@ std::string tarball_name(const InstalledWheel& wheel, const std::string& site, c
 }
 
 }  // namespace
+
+size_t own_shared_files(std::vector<InstalledWheel>& wheels, const std::string& site_packages) {
+  const std::string path = normalize_image_path(site_packages, "site-packages") + "/_rocm_sdk_libraries/__init__.py";
+  auto ships = [&](const InstalledWheel& w) {
+    return std::any_of(w.entries.begin(), w.entries.end(), [&](const Entry& e) { return e.path == path; });
+  };
+  std::vector<size_t> shippers;
+  for (size_t w = 0; w < wheels.size(); ++w)
+    if (ships(wheels[w])) shippers.push_back(w);
+  if (shippers.size() < 2) return 0;
+  auto libraries = std::find_if(shippers.begin(), shippers.end(),
+                                [&](size_t w) { return wheels[w].normalized_name == "rocm-sdk-libraries"; });
+  size_t owner = libraries != shippers.end() ? *libraries : shippers.front();
+  size_t dropped = 0;
+  for (size_t w : shippers) {
+    if (w == owner) continue;
+    std::erase_if(wheels[w].entries, [&](const Entry& e) { return e.path == path; });
+    ++dropped;
+  }
+  return dropped;
+}
 
 void prepare_devel(const ArchiveOpener& archives, const InstalledWheel& wheel, const std::string& site_packages) {
   if (wheel.normalized_name != "rocm-sdk-devel") return;
@@ -385,12 +481,26 @@ DevelExpansion expand_devel(const ArchiveOpener& archives, std::vector<Installed
     x.add_device_links(w, spec);
   }
 
+  // `rocm-sdk init` leaves the lock file it took to link device files (in no RECORD): present, the
+  // run-time check finds the tree reconciled and takes no lock (a read-only image cannot).
+  if (!specs.empty()) {
+    Entry lock;
+    lock.path = site + "/" + kDevelRoot + "/.devel_reconcile.lock";
+    lock.type = EntryType::kFile;
+    lock.mode = 0644;
+    lock.content = std::make_shared<InlineContent>(std::string());
+    lock.origin = wheels[devel].filename;
+    x.tree.put(devel, std::move(lock));
+  }
+
   x.resolve_links();
 
-  std::map<size_t, std::vector<std::string>> recorded = {{devel, {}}};  // devel's RECORD loses the tarball
+  // As after `rocm-sdk init`: the RECORDs gain `path,,` rows, and rocm-sdk-devel's still lists the
+  // tarball it no longer has (pip tolerates the missing file when uninstalling).
+  std::map<size_t, std::vector<std::string>> recorded = {{devel, {}}};
   for (const auto& [path, w] : x.added) recorded[w].push_back(path);
-  for (const auto& [w, paths] : recorded)
-    update_record(wheels[w], w == devel ? std::set<std::string>{tarball_path} : std::set<std::string>{}, paths);
+  for (const auto& [w, paths] : recorded) update_record(wheels[w], {}, paths);
+  std::erase(wheels[devel].files, tarball_path);
   x.result.expanded = true;
   return x.result;
 }

@@ -42,6 +42,12 @@ struct DevelExpansion {
 DevelExpansion expand_devel(const ArchiveOpener& archives, std::vector<python::InstalledWheel>& wheels,
                             const std::string& site_packages);
 
+// `_rocm_sdk_libraries/__init__.py` is shipped by rocm-sdk-libraries and by every device wheel;
+// in the image it has one owner: rocm-sdk-libraries when installed, else the first device wheel.
+// The other wheels keep their RECORD rows (as pip leaves them) but not the entry, so the file sits
+// in one layer. Returns how many copies were dropped.
+size_t own_shared_files(std::vector<python::InstalledWheel>& wheels, const std::string& site_packages);
+
 // Opens rocm-sdk-devel's tarball through `archives` as expand_devel will, when `wheel` is that wheel
 // (else nothing): called as soon as the wheel is there, so that the copy the plan's opener keeps is
 // made while the larger wheels still download, and expand_devel finds it made.

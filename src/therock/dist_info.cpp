@@ -1,6 +1,7 @@
 #include "therock/dist_info.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 #include "python/pep440.hpp"
 #include "python/text.hpp"
@@ -47,11 +48,15 @@ class DistInfoReader {
       if (t[0].text == "DEFAULT_TARGET_FAMILY") info_.default_family = value;
       return;
     }
-    // AVAILABLE_TARGET_FAMILIES.append("family")
-    if (matches(t, {{TokenKind::kName, "AVAILABLE_TARGET_FAMILIES"}, {TokenKind::kOp, "."}, {TokenKind::kName, "append"},
-                    {TokenKind::kOp, "("}, {TokenKind::kString, ""}, {TokenKind::kOp, ")"}})) {
-      add_family(t[4].text);
-      return;
+    // AVAILABLE_TARGET_FAMILIES.append("family") (and the LINUX_/WINDOWS_ lists)
+    for (auto [list_name, list] : {std::pair{"AVAILABLE_TARGET_FAMILIES", &info_.available_families},
+                                   std::pair{"LINUX_TARGET_FAMILIES", &info_.linux_families},
+                                   std::pair{"WINDOWS_TARGET_FAMILIES", &info_.windows_families}}) {
+      if (matches(t, {{TokenKind::kName, list_name}, {TokenKind::kOp, "."}, {TokenKind::kName, "append"},
+                      {TokenKind::kOp, "("}, {TokenKind::kString, ""}, {TokenKind::kOp, ")"}})) {
+        add_to(*list, t[4].text);
+        return;
+      }
     }
     // AVAILABLE_TARGET_FAMILIES = ["a", "b"]
     if (t.size() >= 4 && is(t[0], TokenKind::kName, "AVAILABLE_TARGET_FAMILIES") && is(t[1], TokenKind::kOp, "=") &&
@@ -98,9 +103,9 @@ class DistInfoReader {
     return std::string(origin_) + ":" + std::to_string(s.line) + ": ";
   }
 
-  void add_family(const std::string& family) {
-    auto& list = info_.available_families;
-    if (std::find(list.begin(), list.end(), family) == list.end()) list.push_back(family);
+  void add_family(const std::string& family) { add_to(info_.available_families, family); }
+  static void add_to(std::vector<std::string>& list, const std::string& item) {
+    if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
   }
 
   // Splits the call's arguments at top-level commas; understands string positionals and
@@ -203,8 +208,8 @@ std::string index_family(const DistInfo& info, const std::string& target) {
                        "; choose another target or another index");
 }
 
-// All targets of the families the index publishes (device-all).
-std::vector<std::string> available_targets(const DistInfo& info) {
+// All targets of the families a per-family index publishes.
+std::vector<std::string> family_targets(const DistInfo& info) {
   std::vector<std::string> out;
   for (const auto& row : target_families()) {
     bool published = info.available_families.empty() || contains(info.available_families, std::string(row.family)) ||
@@ -214,7 +219,57 @@ std::vector<std::string> available_targets(const DistInfo& info) {
   return out;
 }
 
+// "gfx90a:xnack-" -> "gfx90a": device packages exist per base target (xnack variants merged).
+std::string base_target(const std::string& entry) {
+  std::string out = entry.substr(0, entry.find(':'));
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+// The base targets a list names. Entries that are family names (older multi-arch builds listed
+// families) stand for their targets.
+std::vector<std::string> base_targets(const std::vector<std::string>& list) {
+  std::vector<std::string> out;
+  for (const auto& entry : list) {
+    bool family = false;
+    for (const auto& row : target_families()) {
+      if (entry == row.family || entry == row.legacy_family) {
+        family = true;
+        if (!contains(out, std::string(row.target))) out.emplace_back(row.target);
+      }
+    }
+    if (!family && !contains(out, base_target(entry))) out.push_back(base_target(entry));
+  }
+  return out;
+}
+
 }  // namespace
+
+std::vector<std::string> release_targets(const DistInfo& info, IndexLayout layout) {
+  if (layout == IndexLayout::kPerFamily) return family_targets(info);
+  std::vector<std::string> out;
+  const auto linux_targets = base_targets(info.linux_families);
+  const auto windows_targets = base_targets(info.windows_families);
+  for (const auto& t : base_targets(info.available_families)) {
+    bool windows_only = contains(windows_targets, t) && !linux_targets.empty() && !contains(linux_targets, t);
+    if (!windows_only) out.push_back(t);
+  }
+  return out;
+}
+
+void check_targets(const DistInfo& info, const std::vector<std::string>& targets, IndexLayout layout) {
+  if (layout == IndexLayout::kPerFamily) {
+    for (const auto& t : targets)
+      if (t != "all") index_family(info, t);  // throws naming the families the index has
+    return;
+  }
+  const auto have = release_targets(info, layout);
+  for (const auto& t : targets) {
+    if (t == "all" || contains(have, t)) continue;
+    throw InputError("ROCm " + info.version + " has no device package for GPU target '" + t + "'",
+                     "this release has: " + join(have, ", ") + " (or `all`); choose one of those, or another release");
+  }
+}
 
 DistInfo parse_dist_info(std::string_view text, std::string_view origin) {
   if (text.size() > kMaxDistInfoSize) {
@@ -240,7 +295,7 @@ std::vector<std::string> known_extras(const DistInfo& info, IndexLayout layout) 
   std::vector<std::string> extras = {"libraries", "devel", "profiler", "device"};
   if (layout == IndexLayout::kMultiArch) {
     extras.push_back("device-all");
-    for (const auto& target : available_targets(info)) extras.push_back("device-" + target);
+    for (const auto& target : release_targets(info, layout)) extras.push_back("device-" + target);
   }
   return extras;
 }
@@ -263,7 +318,8 @@ std::vector<python::Requirement> requirements_for(const DistInfo& info, const st
   for (const auto& [name, entry] : info.packages) {
     if (!entry.required) continue;
     any_required = true;
-    std::string family = targets.empty() ? info.default_family : index_family(info, targets.front());
+    std::string family = targets.empty() || layout == IndexLayout::kMultiArch ? info.default_family
+                                                                               : index_family(info, targets.front());
     pin(expand(entry.dist_template, family, ""));
   }
   if (!any_required) pin(template_of(info, "core", layout).dist_template);
@@ -284,20 +340,17 @@ std::vector<python::Requirement> requirements_for(const DistInfo& info, const st
         if (targets.empty()) pin(expand(entry.dist_template, info.default_family, ""));
         for (const auto& target : targets) pin(expand(entry.dist_template, index_family(info, target), ""));
       } else {
-        pin(expand(entry.dist_template, "", ""));
-        for (const auto& target : targets) {
-          index_family(info, target);  // the same availability check
-          device(target);
-        }
+        pin(expand(entry.dist_template, "", ""));  // arch neutral: device code comes with device extras
       }
     } else if (extra == "devel" || extra == "profiler") {
       pin(expand(template_of(info, extra, layout).dist_template, "", ""));
     } else if (extra == "device") {
-      if (layout == IndexLayout::kMultiArch) {
-        for (const auto& target : targets) device(target);
-      }
+      // setup.py: the detected target's package. Never detected at build time: the default, so
+      // that `rocm`'s metadata is the same for every recipe (and its layer shared); recipes name
+      // their targets with device-<t> extras.
+      if (layout == IndexLayout::kMultiArch && !info.default_family.empty()) device(base_target(info.default_family));
     } else if (extra == "device-all") {
-      for (const auto& target : available_targets(info)) device(target);
+      for (const auto& target : release_targets(info, layout)) device(target);
     } else {  // device-<gfx>
       device(extra.substr(std::string_view("device-").size()));
     }

@@ -29,7 +29,13 @@ struct PackageTemplate {
 struct DistInfo {
   std::string version;                          // __version__
   std::string default_family;                   // DEFAULT_TARGET_FAMILY; may be empty
-  std::vector<std::string> available_families;  // AVAILABLE_TARGET_FAMILIES, in order, no duplicates
+  // AVAILABLE_TARGET_FAMILIES, in order, no duplicates: family names on per-family indexes, GPU
+  // targets on multi-arch ones (possibly with a feature suffix such as "gfx90a:xnack-").
+  std::vector<std::string> available_families;
+  // LINUX_TARGET_FAMILIES / WINDOWS_TARGET_FAMILIES: a target on one list only gets its device
+  // requirement under that platform's marker. Empty when the module does not say.
+  std::vector<std::string> linux_families;
+  std::vector<std::string> windows_families;
   std::map<std::string, PackageTemplate> packages;  // by logical name
 };
 
@@ -45,6 +51,15 @@ IndexLayout layout_of(const DistInfo& info);
 // "per-family" or "multi-arch": the layout as labels, records and docs name it.
 const char* layout_name(IndexLayout layout);
 
+// Multi-arch: the base GPU targets this release has device packages for on Linux (feature suffixes
+// stripped, Windows-only targets left out), in the module's order. Per-family: the targets of its
+// families (TheRock's table).
+std::vector<std::string> release_targets(const DistInfo& info, IndexLayout layout);
+
+// Checks `targets` (parse_targets' output; "all" stands for every target) against the release:
+// throws rp::InputError naming the first unknown target and listing the release's targets.
+void check_targets(const DistInfo& info, const std::vector<std::string>& targets, IndexLayout layout);
+
 // The extras `rocm` offers on this index: libraries, devel, profiler, device; on multi-arch also
 // device-all and device-<gfx> for the targets of the available families.
 std::vector<std::string> known_extras(const DistInfo& info, IndexLayout layout);
@@ -53,8 +68,10 @@ std::vector<std::string> known_extras(const DistInfo& info, IndexLayout layout);
 // checked by parse_targets) and `extras` (libraries, devel, profiler, device, device-<gfx>,
 // device-all), each pinned ==version: first the required packages (rocm-sdk-core), then per extra
 // in the order given: per-family `libraries` -> rocm-sdk-libraries-<family> for every family of the
-// targets; multi-arch `libraries` -> rocm-sdk-libraries + rocm-sdk-device-<gfx> per target;
-// `devel` -> rocm-sdk-devel; `profiler` -> rocm-profiler. Duplicates are dropped. Throws
+// targets; multi-arch `libraries` -> rocm-sdk-libraries (arch neutral), `device` ->
+// rocm-sdk-device-<DEFAULT_TARGET_FAMILY> (what setup.py picks without a GPU), `device-<t>` and
+// `device-all` as setup.py declares them; `devel` -> rocm-sdk-devel; `profiler` -> rocm-profiler.
+// Duplicates are dropped. Throws
 // rp::InputError for an unknown extra (listing the known ones), or a family the index does not
 // publish (listing those it does).
 std::vector<python::Requirement> requirements_for(const DistInfo& info, const std::vector<std::string>& targets,

@@ -83,7 +83,15 @@ std::vector<std::string> parse_targets(std::string_view text) {
     std::transform(target.begin(), target.end(), target.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     if (target.empty()) continue;
-    find_target(target);  // throws for an unknown one
+    // Which targets exist is the release's business (check_targets, when its rocm sdist is read);
+    // here only the shape: "gfx" and a hex-ish id, or "all".
+    bool shaped = target == "all" || (target.size() > 3 && target.starts_with("gfx") &&
+                                      std::all_of(target.begin() + 3, target.end(), [](char c) {
+                                        return std::isalnum(static_cast<unsigned char>(c)) != 0;
+                                      }));
+    if (!shaped)
+      throw InputError("'" + target + "' is not a GPU target",
+                       "targets are LLVM processor names such as gfx942, gfx950, gfx1100, gfx1201, or `all`");
     if (std::find(targets.begin(), targets.end(), target) == targets.end()) targets.push_back(target);
   }
   if (targets.empty()) {
@@ -96,6 +104,7 @@ std::vector<std::string> parse_targets(std::string_view text) {
 std::vector<std::string> families_for(const std::vector<std::string>& targets) {
   std::vector<std::string> families;
   for (const auto& target : targets) {
+    if (target == "all") continue;
     std::string family = family_for(target);
     if (std::find(families.begin(), families.end(), family) == families.end()) families.push_back(family);
   }

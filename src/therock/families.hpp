@@ -30,12 +30,14 @@ std::string family_for(std::string_view target);
 std::vector<std::string> family_candidates(std::string_view target);
 
 // Splits a target list on ',' or ';', trims whitespace, lower-cases, drops feature suffixes
-// ("gfx90a:xnack+" -> "gfx90a") and duplicates, keeps the order. Every target must be supported:
-// throws rp::InputError naming the unknown one and listing the supported ones; an empty list is an
-// error too.
+// ("gfx90a:xnack+" -> "gfx90a") and duplicates, keeps the order. Each must look like a target
+// ("gfx" + alphanumerics) or be "all" (every target of the release); whether the release has it is
+// checked against its rocm sdist (dist_info.hpp, check_targets). Throws rp::InputError otherwise;
+// an empty list is an error too.
 std::vector<std::string> parse_targets(std::string_view text);
 
-// The distinct families of `targets`, in order of first appearance.
+// The distinct families of `targets`, in order of first appearance ("all" has none; a target
+// outside TheRock's table throws as family_for does).
 std::vector<std::string> families_for(const std::vector<std::string>& targets);
 
 }  // namespace rp::therock

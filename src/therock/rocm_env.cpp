@@ -1,5 +1,7 @@
 #include "therock/rocm_env.hpp"
 
+#include <algorithm>
+
 #include "util/strings.hpp"
 
 namespace rp::therock {
@@ -18,34 +20,31 @@ struct SearchPath {
   std::vector<std::string> dirs;  // put in front of what is there
 };
 
+// What PyTorch's install_rocm.sh (.ci/docker/common/install_rocm.sh, Ubuntu) exports: the root
+// from `rocm-sdk path --root`, its bin first on PATH, CMAKE_PREFIX_PATH and LD_LIBRARY_PATH.
 std::vector<SearchPath> search_paths(const std::string& root) {
   return {
       {"PATH", {root + "/bin"}},
       {"CMAKE_PREFIX_PATH", {root}},
-      {"CPLUS_INCLUDE_PATH", {root + "/include"}},
-      {"C_INCLUDE_PATH", {root + "/include"}},
-      {"PKG_CONFIG_PATH", {root + "/lib/pkgconfig"}},
-      // TheRock bundles its system dependencies (libdrm, numa, ...) under lib/rocm_sysdeps.
-      {"LD_LIBRARY_PATH", {root + "/lib", root + "/lib/rocm_sysdeps/lib"}},
-      {"LIBRARY_PATH", {root + "/lib", root + "/lib/rocm_sysdeps/lib"}},
+      {"LD_LIBRARY_PATH", {root + "/lib"}},
   };
 }
 
+// The variables of /etc/rocm_env.sh before the search paths.
+EnvList script_variables(const RocmEnvInputs& in) {
+  EnvList out = {{"ROCM_PATH", in.root}, {"ROCM_HOME", in.root}};
+  out.insert(out.end(), in.knobs.begin(), in.knobs.end());
+  return out;
+}
+
+// The image config has them too, and what the recipe's targets say: PYTORCH_ROCM_ARCH (unless
+// `all`), and for a legacy per-family install ROCM_SDK_TARGET_FAMILY (`rocm` picks its libraries
+// package from it; on multi-arch indexes it would have to be a target, and extras choose instead).
 EnvList fixed_variables(const RocmEnvInputs& in) {
-  const std::string bitcode = in.root + "/lib/llvm/amdgcn/bitcode";
-  EnvList out = {
-      {"ROCM_PATH", in.root},
-      {"ROCM_HOME", in.root},
-      {"ROCM_SOURCE_DIR", in.root},
-      {"ROCM_BIN", in.root + "/bin"},
-      {"ROCM_CMAKE", in.root + "/lib/cmake"},
-      {"HIP_DEVICE_LIB_PATH", bitcode},
-      {"ROCM_DEVICE_LIB_PATH", bitcode},
-      {"PYTORCH_ROCM_ARCH", join(in.targets, ";")},
-      // `rocm` picks its libraries package at run time from this first, so it agrees with the
-      // family that was installed even on a machine whose GPU says otherwise.
-      {"ROCM_SDK_TARGET_FAMILY", in.family},
-  };
+  EnvList out = {{"ROCM_PATH", in.root}, {"ROCM_HOME", in.root}};
+  bool all = std::find(in.targets.begin(), in.targets.end(), "all") != in.targets.end();
+  if (!all) out.emplace_back("PYTORCH_ROCM_ARCH", join(in.targets, ";"));
+  if (!in.family.empty()) out.emplace_back("ROCM_SDK_TARGET_FAMILY", in.family);
   out.insert(out.end(), in.knobs.begin(), in.knobs.end());
   return out;
 }
@@ -71,7 +70,7 @@ std::string rocm_env_script(const RocmEnvInputs& in) {
   std::string s =
       "# ROCm (TheRock) environment, written by rockpack from where the SDK is installed.\n"
       "# Sourced by /etc/bash.bashrc and /etc/profile.d/rocm-sdk.sh.\n";
-  for (const auto& [name, value] : fixed_variables(in)) s += "export " + name + "=" + shell_quote(value) + "\n";
+  for (const auto& [name, value] : script_variables(in)) s += "export " + name + "=" + shell_quote(value) + "\n";
   for (const auto& sp : search_paths(in.root)) {
     const std::string name = sp.name;
     std::string value = join(sp.dirs, ":");

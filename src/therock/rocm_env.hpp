@@ -12,7 +12,7 @@ namespace rp::therock {
 struct RocmEnvInputs {
   std::string root;          // absolute: <site-packages>/_rocm_sdk_devel (or _rocm_sdk_core without devel)
   std::vector<std::string> targets;  // GPU targets, for PYTORCH_ROCM_ARCH
-  std::string family;        // ROCM_SDK_TARGET_FAMILY
+  std::string family;        // ROCM_SDK_TARGET_FAMILY (legacy per-family installs); empty: not set
   std::vector<std::pair<std::string, std::string>> knobs;  // the recipe's rocm.env, in order
 };
 

@@ -18,7 +18,7 @@ validate() {
   return "$rc"
 }
 
-for recipe in pytorch-therock-rocm-ci therock-gfx950 therock-gfx110x therock-gfx1151 therock-gfx120x; do
+for recipe in pytorch-therock-rocm-ci therock-gfx950 therock-gfx1100 therock-gfx1151 therock-gfx1201; do
   out=$(validate "$ROCKPACK_SOURCE_DIR/recipes/$recipe.yaml") || fail "recipes/$recipe.yaml does not validate:
 $out"
   assert_contains "$out" "image $recipe" "validate names the image of recipes/$recipe.yaml"
@@ -28,7 +28,7 @@ done
 # The overrides docs/nightly.md and examples/therock/README.md use.
 NIGHTLY="$ROCKPACK_SOURCE_DIR/recipes/pytorch-therock-rocm-ci.yaml"
 validate "$NIGHTLY" --set PYTORCH_ROCM_ARCH=gfx1100 --set THEROCK_VERSION=7.10.0a20251120 \
-  --set 'THEROCK_NIGHTLY_INDEX_URL=http://127.0.0.1:8000/{family}/' >/dev/null \
+  --set 'THEROCK_NIGHTLY_INDEX_URL=http://127.0.0.1:8000/rocm/whl-next/' >/dev/null \
   || fail "the nightly recipe with the documented overrides does not validate"
 out=$(SOURCE_DATE_EPOCH=1763596800 validate "$NIGHTLY") || fail "the nightly recipe does not validate with SOURCE_DATE_EPOCH"
 assert_contains "$out" "nightly-20251120" "the nightly tag comes from SOURCE_DATE_EPOCH"
@@ -43,12 +43,21 @@ assert_eq "$rc" 2 "exit code of an unknown APT_SCRIPTS"
 assert_contains "$out" "therock-pytorch-ci.yaml" "the unknown scripts mode is reported in the fragment"
 assert_contains "$out" "unknown scripts: 'sometimes'" "the unknown scripts mode is named"
 
-# A target TheRock does not build: exit 2, named, with the supported list.
+# Something that is no GPU target: exit 2, named, with what targets look like. (Whether a release
+# has a gfx target is checked against its rocm sdist at build time: test_therock_targets.sh.)
 rc=0
-out=$(validate "$NIGHTLY" --set PYTORCH_ROCM_ARCH=gfx9999) || rc=$?
-assert_eq "$rc" 2 "exit code of an unknown target"
-assert_contains "$out" "gfx9999" "the unknown target is named"
-assert_contains "$out" "gfx942" "the supported targets are listed"
+out=$(validate "$NIGHTLY" --set PYTORCH_ROCM_ARCH=sm_90) || rc=$?
+assert_eq "$rc" 2 "exit code of something that is no GPU target"
+assert_contains "$out" "sm_90" "the bad target is named"
+assert_contains "$out" "gfx942" "what targets look like"
+# A channel name instead of a URL, and the other channels.
+for channel in nightly dev rc bkc stable; do
+  validate "$NIGHTLY" --set "THEROCK_NIGHTLY_INDEX_URL=$channel" >/dev/null || fail "channel $channel does not validate"
+done
+rc=0
+out=$(validate "$NIGHTLY" --set THEROCK_NIGHTLY_INDEX_URL=nighty) || rc=$?
+assert_eq "$rc" 2 "exit code of a misspelt channel"
+assert_contains "$out" "nightly" "the misspelt channel gets a suggestion"
 
 # The mock recipe needs its base; with one it validates.
 rc=0

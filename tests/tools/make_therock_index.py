@@ -1,17 +1,27 @@
 #!/usr/bin/env python3
 """Generates a mock TheRock package index: a directory servable as a static PEP 503 index.
 
-The contents follow the facts in shared/reference/therock.md (TheRock's packaging of ROCm as Python
-distributions): the `rocm` sdist whose setup.py computes its requirements from `_dist_info.py`,
-`py3-none-linux_x86_64` runtime wheels, a devel wheel carrying `_devel.tar` with relative symlinks
-into the runtime packages, a TheRock torch wheel with a `+rocm<ver>` local version, and the PyPI
-dependencies of torch mirrored next to them. Everything here is invented text; only the shape is
-TheRock's. Output is deterministic: fixed zip and tar timestamps, sorted members, no owner names.
+The contents follow the facts in shared/reference/therock.md and therock-multiarch.md (TheRock's
+packaging of ROCm as Python distributions): the `rocm` sdist whose setup.py computes its
+requirements from `_dist_info.py`, `py3-none-linux_x86_64` runtime wheels, a devel wheel carrying
+`_devel.tar` (os.walk member order) with relative symlinks into the runtime packages, TheRock torch
+wheels with a `+rocm<ver>` local version, and the PyPI dependencies of torch mirrored next to them.
+The sdist's `rocm-sdk` command does what TheRock's does for `init`/`path` (rocm_sdk/_devel.py: the
+expansion rules, device links, RECORD rows, .devel_reconcile.lock), so pip + `rocm-sdk init` on
+this index is the reference an image is compared with. Everything here is invented text; only the
+shape is TheRock's. Output is deterministic: fixed zip and tar timestamps, sorted members.
 
-    make_therock_index.py OUT [--layout per-family|multi-arch] [--family F]... [--versions A,B]
-                              [--python 3.11] [--scale small|rocm] [--drop-dep NAME]
+    make_therock_index.py OUT [--layout per-family|multi-arch|whl-next] [--family F]... [--target T]...
+                              [--versions A,B] [--python 3.11] [--scale small|rocm] [--drop-dep NAME]
+                              [--include-checksums | --no-checksums]
 
-per-family layout: one index per family under OUT/<family>/. multi-arch layout: one index at OUT/.
+per-family (legacy): one index per family under OUT/<family>/, rocm-sdk-libraries-<family>.
+multi-arch: one flat index at OUT/ (../<file>#sha256= links) for the --target GPUs: arch-neutral
+  rocm-sdk-libraries, rocm-sdk-device-<t> with .devel_links, torch split into a host wheel and
+  amd-torch-device-<key> wheels (targets and sub-families, hex RECORD hashes), rocm-bootstrap, triton.
+whl-next: the same packages in TheRock's structured layout: OUT/rocm/<core|pytorch>/whl-next/<pkg>/
+  with same-directory links and no #sha256 (unless --include-checksums), the aggregate root
+  OUT/rocm/whl-next/ and its routes (OUT/routes.json for tests/tools/static_server.py --routes).
 Standard library only.
 """
 
@@ -141,8 +151,11 @@ def record_hash(digest):
 
 
 def write_wheel(out_dir, name, version, tag, payload, requires=(), extras=None, entry_points=None,
-                summary="", requires_python=None, purelib=False, compresslevel=6):
-    """Writes one wheel; returns its file name. `extras` maps extra -> list of requirements."""
+                summary="", requires_python=None, purelib=False, compresslevel=6, metadata=None, split=False,
+                generator="make_therock_index.py"):
+    """Writes one wheel; returns its file name. `extras` maps extra -> list of requirements.
+    `metadata` replaces the METADATA text; `split` writes RECORD as rocm_kpack's wheel splitter does
+    (hex sha256, no row for RECORD itself, members in sorted path order with the dist-info first)."""
     dist = wheel_name_part(name).lower()
     filename = f"{dist}-{version}-{tag}.whl"
     dist_info = f"{dist}-{version}.dist-info"
@@ -160,9 +173,9 @@ def write_wheel(out_dir, name, version, tag, payload, requires=(), extras=None, 
         meta.append(f"Provides-Extra: {extra}")
         for r in reqs:
             meta.append(f'Requires-Dist: {r} ; extra == "{extra}"')
-    metadata = ("\n".join(meta) + "\n\n").encode()
+    metadata = metadata.encode() if metadata is not None else ("\n".join(meta) + "\n\n").encode()
     wheel_file = (
-        "Wheel-Version: 1.0\nGenerator: make_therock_index.py\n"
+        f"Wheel-Version: 1.0\nGenerator: {generator}\n"
         f"Root-Is-Purelib: {'true' if purelib else 'false'}\nTag: {tag}\n\n"
     ).encode()
     meta_files = {f"{dist_info}/METADATA": metadata, f"{dist_info}/WHEEL": wheel_file}
@@ -186,14 +199,22 @@ def write_wheel(out_dir, name, version, tag, payload, requires=(), extras=None, 
                     h.update(chunk)
                     size += len(chunk)
                     f.write(chunk)
-            records.append((member, record_hash(h.digest()), str(size)))
+            records.append((member, "sha256=" + h.hexdigest() if split else record_hash(h.digest()), str(size)))
 
-        for member in sorted(payload.files):
-            data, mode = payload.files[member]
-            put(member, data, mode)
-        for member in sorted(meta_files):
-            put(member, meta_files[member], 0o644)
-        records.append((f"{dist_info}/RECORD", "", ""))
+        if split:
+            everything = dict(meta_files)
+            everything.update({m: payload.files[m] for m in payload.files})
+            for member in sorted(everything):
+                data = everything[member]
+                put(member, data[0], data[1]) if isinstance(data, tuple) and len(data) == 2 and isinstance(data[1], int) \
+                    else put(member, data, 0o644)
+        else:
+            for member in sorted(payload.files):
+                data, mode = payload.files[member]
+                put(member, data, mode)
+            for member in sorted(meta_files):
+                put(member, meta_files[member], 0o644)
+            records.append((f"{dist_info}/RECORD", "", ""))
         buf = io.StringIO()
         csv.writer(buf, lineterminator="\n").writerows(records)
         info = zipfile.ZipInfo(f"{dist_info}/RECORD", ZIP_DATE)
@@ -381,15 +402,28 @@ extras = {
     "libraries": [pin(packages["libraries"].dist_package_name(family), di)],
 }
 if "device" in packages:
-    all_targets = []
-    for f in di.AVAILABLE_TARGET_FAMILIES:
-        all_targets += [t for t in di.targets_of(f) if t not in all_targets]
+    # Multi-arch (TheRock's templates/rocm/setup.py): `device` is the detected target's package;
+    # with two or more base targets, device-<t> for each and device-all. A target on only one
+    # platform's list gets that platform's marker.
     device = packages["device"]
-    extras["libraries"] += [pin(device.dist_package_name(family, t), di) for t in di.targets_of(family)]
-    extras["device"] = [pin(device.dist_package_name(family, t), di) for t in di.targets_of(family)]
-    extras["device-all"] = [pin(device.dist_package_name(family, t), di) for t in all_targets]
-    for t in all_targets:
-        extras["device-" + t] = [pin(device.dist_package_name(family, t), di)]
+    extras["device"] = [pin(device.dist_package_name(family, family.split(":")[0]), di)]
+    base = []
+    for t in di.AVAILABLE_TARGET_FAMILIES:
+        b = t.split(":")[0]
+        if b not in base:
+            base.append(b)
+    if len(base) >= 2:
+        everything = []
+        for t in base:
+            req = pin(device.dist_package_name(None, t), di)
+            on_linux, on_windows = t in di.LINUX_TARGET_FAMILIES, t in di.WINDOWS_TARGET_FAMILIES
+            if on_linux and not on_windows:
+                req += '; sys_platform == "linux"'
+            elif on_windows and not on_linux:
+                req += '; sys_platform == "win32"'
+            extras["device-" + t] = [req]
+            everything.append(req)
+        extras["device-all"] = everything
 else:
     extras["device"] = []
 
@@ -411,10 +445,14 @@ INIT_PY = '''\
 from ._dist_info import __version__  # noqa: F401
 '''
 
-MAIN_PY = r'''"""The rocm-sdk command: version, targets, path, init."""
+MAIN_PY = r'''"""The rocm-sdk command: version, targets, path, init (TheRock's rocm_sdk/_devel.py rules)."""
 import argparse
+import csv
+import fcntl
 import json
 import os
+import re
+import shutil
 import sys
 import tarfile
 from pathlib import Path
@@ -426,16 +464,34 @@ DEVEL = SITE / "_rocm_sdk_devel"
 LAUNCHERS = {"amdclang", "amdclang++", "amdclang-cl", "amdclang-cpp", "amdflang", "amdlld", "amdllvm"}
 
 
-def dist_info_dir(prefix):
-    # The .dist-info of an installed distribution whose normalized name starts with `prefix`.
+def normalize(name):
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def installed():
+    """(dist-info dir, Name, Version) of every distribution in site-packages."""
     for d in sorted(SITE.glob("*.dist-info")):
-        if d.name.lower().startswith(prefix):
+        name = version = None
+        for line in (d / "METADATA").read_text(errors="replace").splitlines():
+            if not line:
+                break
+            if line.startswith("Name:"):
+                name = line[5:].strip()
+            elif line.startswith("Version:"):
+                version = line[8:].strip()
+        if name:
+            yield d, name, version
+
+
+def dist_info_of(dist):
+    for d, name, _ in installed():
+        if normalize(name) == dist:
             return d
     return None
 
 
 def devel_tarball():
-    for name in ("_devel.tar", "_devel.tar.xz"):
+    for name in ("_devel.tar.xz", "_devel.tar"):
         p = SITE / "rocm_sdk_devel" / name
         if p.exists():
             return p
@@ -446,78 +502,123 @@ def is_expanded():
     return (DEVEL / "__init__.py").exists() and devel_tarball() is None
 
 
+def read_rows(record):
+    with open(record, newline="") as f:
+        return [row for row in csv.reader(f)]
+
+
 def expand_devel():
     if is_expanded():
         return
     tarball = devel_tarball()
     if tarball is None:
         raise SystemExit("rocm-sdk: the devel package is not installed (install rocm[devel])")
-    added = []
-    with tarfile.open(tarball) as tar:
-        members = tar.getmembers()
-        for m in members:
-            if not (m.name == "_rocm_sdk_devel" or m.name.startswith("_rocm_sdk_devel/")) or ".." in m.name.split("/"):
+    record = dist_info_of("rocm-sdk-devel") / "RECORD"
+    listed = {row[0] for row in read_rows(record) if row}
+    touched = set()
+
+    def touch(rel):
+        # The first time a directory is touched, whatever was there goes.
+        if rel in touched:
+            return
+        touched.add(rel)
+        if (SITE / rel).is_dir() and not (SITE / rel).is_symlink():
+            shutil.rmtree(SITE / rel)
+
+    with open(record, "a", newline="") as out, tarfile.open(tarball) as tar:
+        fcntl.lockf(out, fcntl.LOCK_EX)
+        writer = csv.writer(out, lineterminator="\n")
+        for m in tar:
+            if not m.name.startswith("_rocm_sdk_devel/") or ".." in m.name.split("/"):
                 raise SystemExit(f"rocm-sdk: unexpected member {m.name} in {tarball}")
-        links = {m.name: m.linkname for m in members if m.issym()}
-        # Regular files and directories first, so that links can point at them.
-        for m in members:
             dest = SITE / m.name
             if m.isdir():
+                touch(m.name)
                 dest.mkdir(parents=True, exist_ok=True)
-            elif m.isfile():
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                if dest.is_symlink() or dest.exists():
-                    dest.unlink()
-                with tar.extractfile(m) as src, open(dest, "wb") as out:
-                    out.write(src.read())
-                os.chmod(dest, 0o755 if m.mode & 0o111 else 0o644)
-                added.append(m.name)
-        # Then links: launchers and directories stay symlinks, files become hardlinks to what the
-        # chain of links finally names.
-        for m in members:
-            if not m.issym():
                 continue
-            dest = SITE / m.name
+            parent = m.name.rsplit("/", 1)[0]
+            touch(parent)
             dest.parent.mkdir(parents=True, exist_ok=True)
-            if dest.is_symlink() or dest.exists():
-                dest.unlink()
-            final = m.name
-            for _ in range(40):
-                if final not in links:
-                    break
-                final = os.path.normpath(os.path.join(os.path.dirname(final), links[final]))
-            target = Path(os.path.realpath(SITE / final))
-            if target.is_dir() or dest.name in LAUNCHERS:
-                os.symlink(m.linkname, dest)
-            else:
-                os.link(target, dest)
-            added.append(m.name)
-    record = dist_info_dir("rocm_sdk_devel-")
-    if record is not None:
-        with open(record / "RECORD", "a") as f:
-            f.writelines(f"{p},,\n" for p in added)
-    expand_device_links()
+            if m.name not in listed:
+                writer.writerow([m.name, "", ""])
+                listed.add(m.name)
+            if m.issym():
+                target = dest.parent / m.linkname
+                launcher = dest.name in LAUNCHERS and dest.parent.name == "bin" and \
+                    dest.parent.parent.name.startswith("_rocm_sdk_devel")
+                if not launcher and target.is_file():
+                    os.link(target, dest)
+                    continue
+            tar.extract(m, SITE, set_attrs=False)
+            if m.isfile():
+                os.chmod(dest, 0o755 if m.mode & 0o111 else 0o644)
     tarball.unlink()
 
 
-def expand_device_links():
-    links_dir = SITE / "_rocm_sdk_libraries" / ".devel_links"
-    if not links_dir.is_dir():
-        return
-    for spec in sorted(links_dir.glob("*.json")):
-        data = json.loads(spec.read_text())
-        added = []
-        for link in data["links"]:
+def reconcile_device_links():
+    """Hardlinks every installed device wheel's .devel_links into the devel tree."""
+    version = re.sub(r"\.post\d+$", "", _dist_info.__version__)
+    work = []
+    for d, name, dist_version in installed():
+        n = normalize(name)
+        if not (n == "rocm-sdk-device" or n.startswith("rocm-sdk-device-")):
+            continue
+        if re.sub(r"\.post\d+$", "", dist_version or "") != version:
+            print(f"rocm-sdk: {name} {dist_version} does not match rocm {version}; skipped", file=sys.stderr)
+            continue
+        rows = read_rows(d / "RECORD")
+        specs = [r[0] for r in rows if r and "/.devel_links/" in r[0] and r[0].endswith(".json")]
+        links = []
+        for spec in specs:
+            links += json.loads((SITE / spec).read_text())["links"]
+        work.append((d, rows, links))
+    def done(d, rows, links):
+        have = {r[0] for r in rows if r}
+        for link in links:
             dest = DEVEL / link["relpath"]
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            if dest.exists():
-                dest.unlink()
-            os.link(SITE / link["target"], dest)
-            added.append("_rocm_sdk_devel/" + link["relpath"])
-        record = dist_info_dir("rocm_sdk_device_" + spec.stem + "-")
-        if record is not None:
-            with open(record / "RECORD", "a") as f:
-                f.writelines(f"{p},,\n" for p in added)
+            source = Path(os.path.normpath(dest.parent / link["target"]))
+            if "_rocm_sdk_devel/" + link["relpath"] not in have:
+                return False
+            if source.exists() and not (dest.is_file() and not dest.is_symlink() and os.path.samefile(dest, source)):
+                return False
+        return True
+    if all(done(*w) for w in work):
+        return
+    DEVEL.mkdir(parents=True, exist_ok=True)
+    with open(DEVEL / ".devel_reconcile.lock", "w") as lock:
+        fcntl.lockf(lock, fcntl.LOCK_EX)
+        for d, rows, links in work:
+            for link in links:
+                dest = DEVEL / link["relpath"]
+                source = Path(os.path.normpath(dest.parent / link["target"]))
+                if not source.exists():
+                    continue
+                if dest.is_file() and not dest.is_symlink() and os.path.samefile(dest, source):
+                    continue
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                if dest.is_symlink() or dest.exists():
+                    dest.unlink()
+                os.link(source, dest)
+            seen, kept = set(), []
+            for r in rows:
+                if r and r[0] not in seen:
+                    seen.add(r[0])
+                    kept.append(r)
+            for link in links:
+                p = "_rocm_sdk_devel/" + link["relpath"]
+                if p not in seen:
+                    seen.add(p)
+                    kept.append([p, "", ""])
+            with open(d / "RECORD", "w", newline="") as f:
+                csv.writer(f, lineterminator="\n").writerows(kept)
+
+
+def get_devel_root():
+    if dist_info_of("rocm-sdk-devel") is None:
+        raise SystemExit("rocm-sdk: the devel package is not installed (install rocm[devel])")
+    expand_devel()
+    reconcile_device_links()
+    return DEVEL
 
 
 def targets():
@@ -530,7 +631,8 @@ def main(argv=None):
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("version")
     sub.add_parser("targets")
-    sub.add_parser("init")
+    init = sub.add_parser("init")
+    init.add_argument("--quiet", action="store_true")
     path = sub.add_parser("path")
     which = path.add_mutually_exclusive_group(required=True)
     which.add_argument("--root", action="store_true")
@@ -542,15 +644,17 @@ def main(argv=None):
     elif args.command == "targets":
         print(targets())
     elif args.command == "init":
-        expand_devel()
+        root = get_devel_root()
+        if not args.quiet:
+            print(f"Devel contents expanded to '{root}'")
     elif args.command == "path":
-        expand_devel()
+        root = get_devel_root()
         if args.root:
-            print(DEVEL)
+            print(root)
         elif args.bin:
-            print(DEVEL / "bin")
+            print(root / "bin")
         else:
-            print(DEVEL / "lib" / "cmake")
+            print(root / "lib" / "cmake")
     return 0
 
 
@@ -559,23 +663,45 @@ if __name__ == "__main__":
 '''
 
 
-def dist_info_py(version, families, multi_arch):
+def dist_info_py(version, families, targets):
+    """targets: None for a per-family sdist, else the multi-arch release's GPU targets."""
     text = DIST_INFO_BODY
+    multi_arch = targets is not None
     if multi_arch:
         text += DIST_INFO_DEVICE
     table = "{\n" + "".join(f"    {f!r}: {FAMILY_TARGETS.get(f, [f])!r},\n" for f in families) + "}"
     text += DIST_INFO_TAIL % table
-    text += f'__version__ = "{version}"\n'
-    text += f'DEFAULT_TARGET_FAMILY = "{families[0]}"\n'
-    for f in families:
-        text += f'AVAILABLE_TARGET_FAMILIES.append("{f}")\n'
-    if multi_arch:
-        text += 'ALL_PACKAGES["libraries"].dist_package_template = "rocm-sdk-libraries"\n'
-        text += 'ALL_PACKAGES["libraries"].py_package_template = "_rocm_sdk_libraries"\n'
+    if not multi_arch:
+        text += f'__version__ = "{version}"\n'
+        text += f'DEFAULT_TARGET_FAMILY = "{families[0]}"\n'
+        for f in families:
+            text += f'AVAILABLE_TARGET_FAMILIES.append("{f}")\n'
+        return text.encode()
+    # What TheRock's build appends for a multi-arch release (py_packaging.py): GPU targets, not
+    # families; the default is the first of the sorted Linux and Windows targets.
+    linux = list(targets)
+    windows = [t for t in targets if t not in LINUX_ONLY]
+    both = sorted(set(linux) & set(windows))
+    text += "LINUX_TARGET_FAMILIES = []\nWINDOWS_TARGET_FAMILIES = []\n"
+    text += f"__version__ = '{version}'\n"
+    text += "PY_PACKAGE_SUFFIX_NONCE = ''\n"
+    text += 'ALL_PACKAGES["libraries"].dist_package_template = "rocm-sdk-libraries"\n'
+    text += f"DEFAULT_TARGET_FAMILY = '{both[0] if both else sorted(targets)[0]}'\n"
+    for t in sorted(targets):
+        text += f"AVAILABLE_TARGET_FAMILIES.append('{t}')\n"
+    for t in linux:
+        text += f"LINUX_TARGET_FAMILIES.append('{t}')\n"
+    for t in windows:
+        text += f"WINDOWS_TARGET_FAMILIES.append('{t}')\n"
+    text += "THIS_TARGET_FAMILY = None\n"
     return text.encode()
 
 
-def write_sdist(out_dir, version, families, multi_arch):
+# A multi-arch target published for Linux only (its device extra carries a sys_platform marker).
+LINUX_ONLY = {"gfx950"}
+
+
+def write_sdist(out_dir, version, families, targets):
     root = f"rocm-{version}"
     pkg_info = (
         f"Metadata-Version: 2.1\nName: rocm\nVersion: {version}\n"
@@ -587,7 +713,7 @@ def write_sdist(out_dir, version, families, multi_arch):
         f"{root}/setup.cfg": b"[egg_info]\ntag_build = \ntag_date = 0\n\n",
         f"{root}/src/rocm_sdk/__init__.py": INIT_PY.encode(),
         f"{root}/src/rocm_sdk/__main__.py": MAIN_PY.encode(),
-        f"{root}/src/rocm_sdk/_dist_info.py": dist_info_py(version, families, multi_arch),
+        f"{root}/src/rocm_sdk/_dist_info.py": dist_info_py(version, families, targets),
     }
     filename = f"rocm-{version}.tar.gz"
     path = os.path.join(out_dir, filename)
@@ -664,23 +790,34 @@ def core_payload(version, targets, scale):
     return p
 
 
+# Shipped by rocm-sdk-libraries and by every device wheel (the device setup.py declares the package).
+LIBRARIES_INIT = b'"""ROCm SDK math and ML libraries (mock)."""\n'
+
+
 def libraries_payload(pkg_dir, scale, arch_neutral_only=False):
     p = Payload()
-    p.add(f"{pkg_dir}/__init__.py", b'"""ROCm SDK math and ML libraries (mock)."""\n')
+    p.add(f"{pkg_dir}/__init__.py", LIBRARIES_INIT)
     for name in numbered(LIBRARY_NAMES, scale.library_libs[0], "libmock_library{0}.so.1"):
         p.add_binary(f"{pkg_dir}/lib/{name}", scale.library_libs[1])
     if not arch_neutral_only:
         p.add(f"{pkg_dir}/lib/rocblas/library/TensileLibrary.dat", binary(pkg_dir + "tensile", 800), 0o644)
+    else:
+        p.add(f"{pkg_dir}/.kpack/blas_lib.kpm", b"kpack manifest (mock)\n", 0o644)
     return p
 
 
 def device_payload(version, target, scale):
+    """rocm-sdk-device-<t>: kpack archives, Tensile files and MIOpen dbs under _rocm_sdk_libraries,
+    and .devel_links/<t>.json naming each as a link target relative to the link's directory."""
     p = Payload()
+    p.add("_rocm_sdk_libraries/__init__.py", LIBRARIES_INIT)
+    rels = [f".kpack/blas_lib_{target}.kpack", f"share/miopen/db/{target}.kdb"]
+    rels += [f"lib/rocblas/library/TensileLibrary_{target}_{i}.co" for i in range(scale.device_files[0])]
     links = []
-    for i in range(scale.device_files[0]):
-        rel = f"lib/rocblas/library/TensileLibrary_{target}_{i}.co"
+    for rel in rels:
         p.add_binary(f"_rocm_sdk_libraries/{rel}", scale.device_files[1], 0o644)
-        links.append({"relpath": rel, "target": f"_rocm_sdk_libraries/{rel}"})
+        depth = rel.count("/") + 1
+        links.append({"relpath": rel, "target": "../" * depth + "_rocm_sdk_libraries/" + rel})
     spec = {"version": version, "links": links}
     p.add(f"_rocm_sdk_libraries/.devel_links/{target}.json", (json.dumps(spec, indent=2) + "\n").encode())
     return p
@@ -694,42 +831,69 @@ os.execv(os.path.join(here, "amdclang++"), [os.path.join(here, "amdclang++")] + 
 """
 
 
-def devel_tar(path, core, scale):
-    """Writes _devel.tar: headers, cmake files, hipcc; relative symlinks into core for shared files."""
+def walk_order(names):
+    """The order os.walk gives a build tree: a directory's files, then each subdirectory (its entry,
+    then its contents), sorted by name; no entry for the root itself."""
+    tree = {}
+    for name in names:
+        node = tree
+        parts = name.split("/")
+        for d in parts[1:-1]:
+            node = node.setdefault(d + "/", {})
+        node[parts[-1]] = name
+    out = []
+
+    def visit(node, prefix):
+        subdirs = sorted(k for k in node if k.endswith("/"))
+        for k in sorted(k for k in node if not k.endswith("/")):
+            out.append(("entry", node[k]))
+        for d in subdirs:
+            out.append(("dir", prefix + d[:-1]))
+            visit(node[d], prefix + d)
+    visit(tree, names[0].split("/")[0] + "/")
+    return out
+
+
+def devel_tar(path, core, scale, libraries=None):
+    """Writes _devel.tar: headers, cmake files, hipcc; relative symlinks into core (and the
+    libraries) for shared files; members in os.walk order as TheRock's build writes them."""
     root = "_rocm_sdk_devel"
-    with tarfile.open(path, mode="w", format=tarfile.PAX_FORMAT) as tar:
-        seen = set()
-        entries = {}  # name -> ("file", data, mode) | ("link", target)
-        entries[f"{root}/__init__.py"] = ("file", b'"""Expanded ROCm SDK devel tree (mock)."""\n', 0o644)
-        for i, name in enumerate(numbered(HEADER_NAMES, scale.headers[0], "rocm_mock/detail{0}/api.h")):
-            if i >= len(HEADER_NAMES):
-                name = f"rocm_mock/d{i // 500}/api{i}.h"
-            entries[f"{root}/include/{name}"] = ("file", header_text(name, scale.headers[1]), 0o644)
-        entries[f"{root}/lib/cmake/hip/hip-config.cmake"] = (
-            "file", b"# hip-config.cmake (mock)\nset(HIP_FOUND TRUE)\n", 0o644)
-        entries[f"{root}/bin/hipcc"] = ("file", HIPCC, 0o755)
-        # Files shipped by core appear as relative symlinks into _rocm_sdk_core.
-        for path in sorted(core.files):
-            rel = path[len("_rocm_sdk_core/"):]
-            if rel.startswith("lib/llvm/") or rel == "__init__.py" or rel.startswith("share/"):
+    entries = {}  # name -> ("file", data, mode) | ("link", target)
+    entries[f"{root}/__init__.py"] = ("file", b'"""Expanded ROCm SDK devel tree (mock)."""\n', 0o644)
+    for i, name in enumerate(numbered(HEADER_NAMES, scale.headers[0], "rocm_mock/detail{0}/api.h")):
+        if i >= len(HEADER_NAMES):
+            name = f"rocm_mock/d{i // 500}/api{i}.h"
+        entries[f"{root}/include/{name}"] = ("file", header_text(name, scale.headers[1]), 0o644)
+    entries[f"{root}/lib/cmake/hip/hip-config.cmake"] = (
+        "file", b"# hip-config.cmake (mock)\nset(HIP_FOUND TRUE)\n", 0o644)
+    entries[f"{root}/bin/hipcc"] = ("file", HIPCC, 0o755)
+    # Files shipped by runtime wheels appear as relative symlinks into their packages.
+    for pkg, payload in (("_rocm_sdk_core", core), ("_rocm_sdk_libraries", libraries)):
+        if payload is None:
+            continue
+        for path_ in sorted(payload.files):
+            rel = path_[len(pkg) + 1:]
+            if rel.startswith(("lib/llvm/", ".kpack/")) or rel == "__init__.py" or rel.startswith("share/"):
                 continue
             depth = rel.count("/") + 1
-            entries[f"{root}/{rel}"] = ("link", "../" * depth + f"_rocm_sdk_core/{rel}")
-        # A symlink inside the tree to another symlink (the unversioned .so name).
-        entries[f"{root}/lib/libamdhip64.so"] = ("link", "libamdhip64.so.7")
-        # The compiler directory is one directory symlink.
-        entries[f"{root}/lib/llvm"] = ("link", "../../_rocm_sdk_core/lib/llvm")
-        for launcher in LAUNCHERS:
-            entries[f"{root}/bin/{launcher}"] = ("link", f"../../_rocm_sdk_core/lib/llvm/bin/{launcher}")
-        tar.addfile(tar_info(root, tarfile.DIRTYPE, 0o755))
-        seen.add(root)
-        for name in sorted(entries):
-            tar_add_dirs(tar, [name], seen)
-            kind = entries[name]
-            if kind[0] == "file":
-                tar_add_file(tar, name, kind[1], kind[2])
+            entries[f"{root}/{rel}"] = ("link", "../" * depth + f"{pkg}/{rel}")
+    # A symlink inside the tree to another symlink that comes later in the tar (the unversioned .so
+    # name): `rocm-sdk init` keeps it a symlink.
+    entries[f"{root}/lib/libamdhip64.so"] = ("link", "libamdhip64.so.7")
+    # The compiler directory is one directory symlink.
+    entries[f"{root}/lib/llvm"] = ("link", "../../_rocm_sdk_core/lib/llvm")
+    for launcher in LAUNCHERS:
+        entries[f"{root}/bin/{launcher}"] = ("link", f"../../_rocm_sdk_core/lib/llvm/bin/{launcher}")
+    with tarfile.open(path, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for kind, name in walk_order(sorted(entries)):
+            if kind == "dir":
+                tar.addfile(tar_info(name, tarfile.DIRTYPE, 0o755))
+                continue
+            entry = entries[name]
+            if entry[0] == "file":
+                tar_add_file(tar, name, entry[1], entry[2])
             else:
-                tar.addfile(tar_info(name, tarfile.SYMTYPE, 0o777, linkname=kind[1]))
+                tar.addfile(tar_info(name, tarfile.SYMTYPE, 0o777, linkname=entry[1]))
 
 
 def profiler_payload(scale):
@@ -805,9 +969,80 @@ def torch_wheels(version, cp, scale, targets, multi_arch):
 
 
 # ---------------------------------------------------------------------------------------------
-# The index pages.
+# Multi-arch torch, and the index pages.
 
-def write_index(out_dir, files_by_project):
+def torch_subfamily(target):
+    """The published torch sub-family bundle of a target (the ownership yaml: gfx110x, gfx115x, gfx12-0)."""
+    for prefix, key in (("gfx110", "gfx110x"), ("gfx115", "gfx115x"), ("gfx120", "gfx12-0")):
+        if target.startswith(prefix):
+            return key
+    return None
+
+
+def split_torch_wheels(version, cp, scale, targets):
+    """torch as TheRock publishes it on multi-arch indexes: a host wheel whose METADATA the kpack
+    splitter extended with rocm-bootstrap and device-<t> extras, and amd-torch-device-<key> wheels
+    (per target and per sub-family) with hex RECORD hashes."""
+    local = f"+rocm{version}"
+    tag = f"{cp}-{cp}-linux_x86_64"
+    tv = TORCH_VERSION + local
+    triton_ver = TRITON_VERSION + local
+    torch = Payload()
+    torch.add("torch/__init__.py", f'"""PyTorch (mock)."""\nfrom . import version\n__version__ = "{tv}"\n'.encode())
+    torch.add("torch/version.py", f'__version__ = "{tv}"\nhip = "{version}"\ncuda = None\n'.encode())
+    torch.add("torch/distributed/__init__.py", b"")
+    torch.add("torch/distributed/run.py", b"def main():\n    print('torchrun (mock)')\n")
+    for i in range(scale.torch_libs[0]):
+        torch.add_binary(f"torch/lib/libtorch_hip_{i}.so", scale.torch_libs[1])
+    keys = {}  # device key -> its parent key (or None)
+    for t in targets:
+        sub = torch_subfamily(t)
+        keys[t] = sub
+        if sub:
+            keys.setdefault(sub, None)
+    meta = [
+        "Metadata-Version: 2.4", "Name: torch", f"Version: {tv}", "Summary: PyTorch (mock for rockpack tests)",
+        f"Requires-Python: >={cp[2]}.{cp[3:]}",
+        f"Requires-Dist: rocm[libraries]=={version}", "Requires-Dist: filelock", "Requires-Dist: typing-extensions>=4.10.0",
+        "Requires-Dist: sympy>=1.13.3", "Requires-Dist: networkx>=2.5.1", "Requires-Dist: jinja2", "Requires-Dist: fsspec>=0.8.5",
+        f"Requires-Dist: triton=={triton_ver}",
+        "Requires-Dist: rocm-bootstrap",
+    ]
+    for t in targets:
+        meta.append(f"Provides-Extra: device-{t}")
+        for key in [t] + ([keys[t]] if keys[t] else []):
+            meta.append(f'Requires-Dist: amd-torch-device-{key} == {tv}; extra == "device-{t}"')
+    meta.append("Provides-Extra: device-all")
+    for key in sorted(keys):
+        meta.append(f'Requires-Dist: amd-torch-device-{key} == {tv}; extra == "device-all"')
+    out = [dict(name="torch", version=tv, tag=tag, payload=torch, metadata="\n".join(meta) + "\n\n",
+                entry_points={"console_scripts": {"torchrun": "torch.distributed.run:main"}})]
+    for key, parent in sorted(keys.items()):
+        p = Payload()
+        if key in targets:
+            p.add(f"torch/.kpack/torch_{key}.kpack", binary("torch" + key, scale.device_files[1]))
+        else:
+            p.add(f"torch/lib/aotriton.images/{key}/kernels.aks2", binary("aotriton" + key, scale.device_files[1]))
+        p.add(f"{wheel_name_part('amd-torch-device-' + key).lower()}-{tv}.dist-info/top_level.txt", b"torch\n")
+        lines = [f"Metadata-Version: 2.4", f"Name: amd-torch-device-{key}", f"Version: {tv}",
+                 f"Summary: AMD device kernels ({key}) for torch", f"Requires-Dist: torch == {tv}"]
+        if key in targets:
+            lines.append(f"Requires-Dist: rocm-sdk-device-{key} == {version}")
+            if parent:
+                lines.append(f"Requires-Dist: amd-torch-device-{parent} == {tv}")
+        out.append(dict(name=f"amd-torch-device-{key}", version=tv, tag=tag, payload=p, metadata="\n".join(lines),
+                        split=True, generator="rocm-kpack-split-python-wheels"))
+    out += [
+        dict(name="torchvision", version=VISION_VERSION + local, tag=tag, payload=simple_module("torchvision"),
+             requires=[f"torch=={tv}", "numpy"]),
+        dict(name="torchaudio", version=AUDIO_VERSION + local, tag=tag, payload=simple_module("torchaudio"),
+             requires=[f"torch=={tv}"]),
+        dict(name="triton", version=triton_ver, tag=tag, payload=simple_module("triton")),
+    ]
+    return out
+
+
+def write_index(out_dir, files_by_project, checksums=True):
     names = sorted(files_by_project)
     with open(os.path.join(out_dir, "index.html"), "w") as f:
         f.write("<!DOCTYPE html>\n<html>\n<body>\n")
@@ -819,17 +1054,62 @@ def write_index(out_dir, files_by_project):
         with open(os.path.join(out_dir, n, "index.html"), "w") as f:
             f.write(f"<!DOCTYPE html>\n<html>\n<body>\n<h1>Links for {n}</h1>\n")
             for filename in sorted(files_by_project[n]):
-                h = hashlib.sha256()
-                with open(os.path.join(out_dir, filename), "rb") as src:
-                    for chunk in iter(lambda: src.read(1 << 20), b""):
-                        h.update(chunk)
                 href = "../" + filename.replace("+", "%2B")
-                f.write(f'<a href="{href}#sha256={h.hexdigest()}">{filename}</a><br>\n')
+                if checksums:
+                    href += "#sha256=" + sha256_file(os.path.join(out_dir, filename))
+                f.write(f'<a href="{href}">{filename}</a><br>\n')
             f.write("</body>\n</html>\n")
 
 
-def build_index(out_dir, families, versions, python, scale, multi_arch, drop):
-    os.makedirs(out_dir, exist_ok=True)
+def sha256_file(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as src:
+        for chunk in iter(lambda: src.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+PYTORCH_OWNED = {"torch", "torchvision", "torchaudio", "triton", "pytorch-triton-rocm", "apex"}
+
+
+def write_whl_next(out_dir, flat_dir, files_by_project, checksums):
+    """The structured layout (manage_structured.py, aggregate_index.py): each package in its owner
+    product's directory with same-directory links, an aggregate root listing all of them, and the
+    routes a CDN applies (rocm-whl-next-routes.json; routes.json is the static_server's form)."""
+    routes, server_routes = {}, {}
+    for name in sorted(files_by_project):
+        owner = "pytorch" if name in PYTORCH_OWNED or name.startswith(("amd-torch", "amd-torchvision")) else "core"
+        pkg_dir = os.path.join(out_dir, "rocm", owner, "whl-next", name)
+        os.makedirs(pkg_dir, exist_ok=True)
+        with open(os.path.join(pkg_dir, "index.html"), "w") as f:
+            f.write(f"<!DOCTYPE html>\n<html>\n<body>\n<h1>Links for {name}</h1>\n")
+            for filename in sorted(files_by_project[name]):
+                os.replace(os.path.join(flat_dir, filename), os.path.join(pkg_dir, filename))
+                href = filename.replace("+", "%2B")
+                if checksums:
+                    href += "#sha256=" + sha256_file(os.path.join(pkg_dir, filename))
+                f.write(f'<a href="{href}">{filename}</a><br/>\n')
+            f.write("</body>\n</html>\n")
+        routes[name] = f"/rocm/{owner}/whl-next/{name}/"
+        server_routes[f"/rocm/whl-next/{name}/"] = routes[name]
+    root = os.path.join(out_dir, "rocm", "whl-next")
+    os.makedirs(root, exist_ok=True)
+    with open(os.path.join(root, "index.html"), "w") as f:
+        f.write("<!DOCTYPE html>\n<html>\n<body>\n")
+        for n in sorted(files_by_project):
+            f.write(f'<a href="{n}/">{n}</a><br/>\n')
+        f.write("</body>\n</html>\n")
+    with open(os.path.join(root, "rocm-whl-next-routes.json"), "w") as f:
+        json.dump(routes, f, indent=2, sort_keys=True)
+    with open(os.path.join(out_dir, "routes.json"), "w") as f:
+        json.dump(server_routes, f, indent=2, sort_keys=True)
+
+
+def build_index(out_dir, families, versions, python, scale, targets, drop, layout="per-family", checksums=True):
+    """targets: None for a per-family index, else the multi-arch release's GPU targets."""
+    multi_arch = targets is not None
+    flat_dir = os.path.join(out_dir, ".flat") if layout == "whl-next" else out_dir
+    os.makedirs(flat_dir, exist_ok=True)
     major, minor = python.split(".")
     cp = f"cp{major}{minor}"
     manylinux = "manylinux_2_27_x86_64.manylinux_2_28_x86_64"
@@ -841,22 +1121,25 @@ def build_index(out_dir, families, versions, python, scale, multi_arch, drop):
     def wheel(name, version, tag, payload, requires=(), entry_points=None, extras=None, **kw):
         if normalize(name) in drop:
             return
-        add(name, write_wheel(out_dir, name, version, tag, payload, requires, extras, entry_points,
+        add(name, write_wheel(flat_dir, name, version, tag, payload, requires, extras, entry_points,
                               compresslevel=scale.compresslevel, **kw))
 
-    targets = []
-    for f in families:
-        targets += [t for t in FAMILY_TARGETS.get(f, [f]) if t not in targets]
+    all_targets = list(targets) if multi_arch else []
+    if not multi_arch:
+        for f in families:
+            all_targets += [t for t in FAMILY_TARGETS.get(f, [f]) if t not in all_targets]
     for version in versions:
         if "rocm" not in drop:
-            add("rocm", write_sdist(out_dir, version, families, multi_arch))
-        core = core_payload(version, targets, scale)
+            add("rocm", write_sdist(flat_dir, version, families, targets))
+        core = core_payload(version, all_targets, scale)
         wheel("rocm-sdk-core", version, ROCM_TAG, core)
+        libraries = None
         if multi_arch:
-            wheel("rocm-sdk-libraries", version, ROCM_TAG,
-                  libraries_payload("_rocm_sdk_libraries", scale, arch_neutral_only=True))
+            libraries = libraries_payload("_rocm_sdk_libraries", scale, arch_neutral_only=True)
+            wheel("rocm-sdk-libraries", version, ROCM_TAG, libraries)
             for t in targets:
-                wheel(f"rocm-sdk-device-{t}", version, ROCM_TAG, device_payload(version, t, scale))
+                wheel(f"rocm-sdk-device-{t}", version, ROCM_TAG, device_payload(version, t, scale),
+                      requires=[f"rocm-sdk-libraries=={version}"])
         else:
             for f in families:
                 # TheRock's file names carry the family lower-cased; the package keeps its case.
@@ -864,30 +1147,61 @@ def build_index(out_dir, families, versions, python, scale, multi_arch, drop):
                 wheel(f"rocm-sdk-libraries-{f}".lower(), version, ROCM_TAG, p)
         devel = Payload()
         devel.add("rocm_sdk_devel/__init__.py", b'"""ROCm SDK development files, as a tarball (mock)."""\n')
-        tar_path = os.path.join(out_dir, ".devel.tar.tmp")
-        devel_tar(tar_path, core, scale)
+        tar_path = os.path.join(flat_dir, ".devel.tar.tmp")
+        devel_tar(tar_path, core, scale, libraries)
         devel.add("rocm_sdk_devel/_devel.tar", FileSource(tar_path))
         wheel("rocm-sdk-devel", version, ROCM_TAG, devel)
         os.remove(tar_path)
         wheel("rocm-profiler", version, ROCM_TAG, profiler_payload(scale))
-        for name, ver, tag, payload, requires, eps, extras in torch_wheels(version, cp, scale, targets, multi_arch):
-            wheel(name, ver, tag, payload, requires, eps, extras, requires_python=f">={major}.{minor}")
+        if multi_arch:
+            for w in split_torch_wheels(version, cp, scale, targets):
+                w = dict(w)
+                wheel(w.pop("name"), w.pop("version"), w.pop("tag"), w.pop("payload"), w.pop("requires", ()),
+                      w.pop("entry_points", None), None, requires_python=f">={major}.{minor}", **w)
+        else:
+            for name, ver, tag, payload, requires, eps, extras in torch_wheels(version, cp, scale, all_targets, False):
+                wheel(name, ver, tag, payload, requires, eps, extras, requires_python=f">={major}.{minor}")
+    if multi_arch:
+        boot = simple_module("rocm_bootstrap")
+        wheel("rocm-bootstrap", "0.2.0", "py3-none-any", boot, (),
+              {"console_scripts": {"rocm-bootstrap-detect": "rocm_bootstrap:main"}}, purelib=True,
+              requires_python=">=3.9")
     wheels, pyreq = pypi_wheels(cp, manylinux)
     for name, ver, tag, payload, requires, eps in wheels:
         wheel(name, ver, tag, payload, requires, eps, purelib=tag.endswith("any"), requires_python=pyreq)
-    write_index(out_dir, projects)
+    if multi_arch and "amd-torch-device-" + targets[0] in projects:
+        # A PEP 817 variant wheel next to the classic one (six dash fields, for variant-aware
+        # installers only; TheRock's release workflow does not make them, its splitter can): pip and
+        # rockpack must both skip it.
+        name = "amd-torch-device-" + targets[0]
+        classic = sorted(projects[name])[-1]
+        variant = classic[:-len(".whl")] + "-amd_" + targets[0] + ".whl"
+        with open(os.path.join(flat_dir, classic), "rb") as src, open(os.path.join(flat_dir, variant), "wb") as dst:
+            dst.write(src.read())
+        projects[name].append(variant)
+    if layout == "whl-next":
+        write_whl_next(out_dir, flat_dir, projects, checksums)
+        os.rmdir(flat_dir)
+    else:
+        write_index(out_dir, projects, checksums)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", help="output directory")
-    parser.add_argument("--layout", choices=["per-family", "multi-arch"], default="per-family")
-    parser.add_argument("--family", action="append", help="target family (repeatable); default gfx94X-dcgpu")
+    parser.add_argument("--layout", choices=["per-family", "multi-arch", "whl-next"], default="per-family")
+    parser.add_argument("--family", action="append", help="per-family: target family (repeatable); default gfx94X-dcgpu")
+    parser.add_argument("--target", action="append",
+                        help="multi-arch, whl-next: a GPU target of the release (repeatable); default gfx942, gfx950, gfx1100")
     parser.add_argument("--versions", default="7.10.0a20251120,7.10.0a20251121",
                         help="comma-separated ROCm versions (nightlies)")
     parser.add_argument("--python", default="3.11", help="Python version of the torch wheels (X.Y)")
     parser.add_argument("--scale", choices=["small", "rocm"], default="small")
     parser.add_argument("--drop-dep", action="append", default=[], help="leave this project off the index")
+    checks = parser.add_mutually_exclusive_group()
+    checks.add_argument("--include-checksums", dest="checksums", action="store_true", default=None,
+                        help="#sha256= on the links (default for per-family and multi-arch; whl-next omits them)")
+    checks.add_argument("--no-checksums", dest="checksums", action="store_false")
     args = parser.parse_args(argv)
 
     families = args.family or ["gfx94X-dcgpu"]
@@ -899,11 +1213,13 @@ def main(argv=None):
     versions = [v.strip() for v in args.versions.split(",") if v.strip()]
     drop = {normalize(n) for n in args.drop_dep}
     scale = Scale(args.scale)
-    if args.layout == "multi-arch":
-        build_index(args.out, families, versions, args.python, scale, True, drop)
-    else:
+    checksums = args.checksums if args.checksums is not None else args.layout != "whl-next"
+    if args.layout == "per-family":
         for f in families:
-            build_index(os.path.join(args.out, f), [f], versions, args.python, scale, False, drop)
+            build_index(os.path.join(args.out, f), [f], versions, args.python, scale, None, drop, "per-family", checksums)
+    else:
+        targets = args.target or ["gfx942", "gfx950", "gfx1100"]
+        build_index(args.out, families, versions, args.python, scale, targets, drop, args.layout, checksums)
     return 0
 
 

@@ -8,6 +8,8 @@ pre-generated PEP 503 index such as TheRock's (tests/tools/make_therock_index.py
   /a/b/file    -> DIR/a/b/file, with single byte ranges (Range: bytes=A-B, A-, -N) answered 206
   /a/b/file    -> when only DIR/a/b/file.endless exists: an endless body of zeros without a
                   Content-Length (a hostile mirror; the client must stop at the size it was promised)
+  --routes FILE: a JSON object {"/path/prefix/": "/other/prefix/"}; a request under a prefix is
+                  answered 302 to the other prefix (a CDN's routing, as TheRock's whl-next root uses)
   /__stats     -> JSON {"requests": {path: count}, "bytes": {path: body bytes sent}} over every
                   other request (paths percent-decoded); /__stats?reset=1 clears them
 Anything else, or a path leaving DIR, is 404. Standard library only.
@@ -68,6 +70,7 @@ class Handler(BaseHTTPRequestHandler):
     # index_server.py. Real indexes do not behave so.
     disable_nagle_algorithm = True
     root = "."
+    routes = {}
     stats = Stats()
 
     def log_message(self, *args):
@@ -120,6 +123,14 @@ class Handler(BaseHTTPRequestHandler):
             body = json.dumps(self.stats.snapshot("reset=1" in parts.query), sort_keys=True).encode()
             self.send_body(200, body, "application/json")
             return
+        for prefix, target in self.routes.items():
+            if path.startswith(prefix):
+                self.stats.record(path, 0)
+                self.send_response(302)
+                self.send_header("Location", target + urllib.parse.quote(path[len(prefix):]))
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
         full = self.resolve(path)
         if full is None and self.resolve(path + ".endless") is not None:
             self.send_endless(path)
@@ -171,8 +182,12 @@ def main():
     p.add_argument("directory")
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--port-file", help="write the port here once listening")
+    p.add_argument("--routes", help="JSON object of path prefix -> prefix to redirect to")
     args = p.parse_args()
     Handler.root = os.path.realpath(args.directory)
+    if args.routes:
+        with open(args.routes) as f:
+            Handler.routes = json.load(f)
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     server.daemon_threads = True
     if args.port_file:

@@ -195,16 +195,18 @@ TEST_CASE("therock/devel_expansion: the generator's per-family wheels expand lik
   auto result = rp::therock::expand_devel(rp::StoreArchiveOpener(store), wheels, kSite);
   CHECK(result.expanded);
   CHECK(result.files == 9);      // __init__.py, 6 headers, hip-config.cmake, hipcc
-  CHECK(result.symlinks == 8);   // 7 launchers and lib/llvm
-  CHECK(result.hardlinks == 6);  // 3 core libraries, the unversioned .so, hipconfig, rocminfo
+  // 7 launchers, lib/llvm, and lib/libamdhip64.so, whose target comes later in the tarball
+  CHECK(result.symlinks == 9);
+  CHECK(result.hardlinks == 5);  // 3 core libraries, hipconfig, rocminfo
   CHECK(result.device_links == 0);
 
-  // The tarball is gone from the entries, the file list and RECORD.
+  // The tarball is gone from the entries and the file list; RECORD still lists it, as after
+  // `rocm-sdk init` (which only appends).
   const auto& devel = wheel_named(wheels, "rocm-sdk-devel");
   CHECK(find_entry(wheels, "rocm_sdk_devel/_devel.tar") == nullptr);
   CHECK(std::find(devel.files.begin(), devel.files.end(), kSite + "/rocm_sdk_devel/_devel.tar") == devel.files.end());
   std::string record = record_of(devel);
-  CHECK(record.find("rocm_sdk_devel/_devel.tar") == std::string::npos);
+  CHECK(record.find("rocm_sdk_devel/_devel.tar,sha256=") != std::string::npos);
   CHECK(record.find("rocm_sdk_devel/__init__.py,sha256=") != std::string::npos);
   CHECK(record.find("\n_rocm_sdk_devel/include/hip/hip_runtime.h,,\n") != std::string::npos);
   CHECK(record.find("\n_rocm_sdk_devel/lib/llvm,,\n") != std::string::npos);
@@ -221,12 +223,20 @@ TEST_CASE("therock/devel_expansion: the generator's per-family wheels expand lik
   REQUIRE(hipcc);
   CHECK(hipcc->mode == 0755);
 
-  for (const char* lib : {"lib/libamdhip64.so.7", "lib/libamdhip64.so"}) {
-    const Entry* e = find_entry(wheels, std::string("_rocm_sdk_devel/") + lib);
-    REQUIRE(e);
-    CHECK(e->type == EntryType::kHardlink);
-    CHECK(e->link_target == kSite + "/_rocm_sdk_core/lib/libamdhip64.so.7");
-  }
+  const Entry* so7 = find_entry(wheels, "_rocm_sdk_devel/lib/libamdhip64.so.7");
+  REQUIRE(so7);
+  CHECK(so7->type == EntryType::kHardlink);
+  CHECK(so7->link_target == kSite + "/_rocm_sdk_core/lib/libamdhip64.so.7");
+  // The hardlink lives with the file it shares (core's wheel, so core's layer); RECORD is devel's.
+  const auto& core = wheel_named(wheels, "rocm-sdk-core");
+  CHECK(std::any_of(core.entries.begin(), core.entries.end(),
+                    [](const Entry& e) { return e.path == kSite + "/_rocm_sdk_devel/lib/libamdhip64.so.7"; }));
+  CHECK(std::any_of(core.entries.begin(), core.entries.end(),
+                    [](const Entry& e) { return e.path == kSite + "/_rocm_sdk_devel/lib" && e.type == EntryType::kDirectory; }));
+  const Entry* so = find_entry(wheels, "_rocm_sdk_devel/lib/libamdhip64.so");
+  REQUIRE(so);
+  CHECK(so->type == EntryType::kSymlink);  // its target was not there yet when rocm-sdk init reached it
+  CHECK(so->link_target == "libamdhip64.so.7");
   const Entry* hipconfig = find_entry(wheels, "_rocm_sdk_devel/bin/hipconfig");
   REQUIRE(hipconfig);
   CHECK(hipconfig->type == EntryType::kHardlink);
@@ -268,15 +278,21 @@ TEST_CASE("therock/devel_expansion: the generator's per-family wheels expand lik
 
 TEST_CASE("therock/devel_expansion: multi-arch device links") {
   rp::test::TempDir dir;
-  if (!generate_index(dir.path / "index", "--layout multi-arch --family gfx94X-dcgpu")) return;
+  if (!generate_index(dir.path / "index", "--layout multi-arch --target gfx942")) return;
   auto wheels = install_rocm_wheels(dir.path / "index");
   REQUIRE(wheels.size() == 4);  // core, devel, device-gfx942, libraries
   rp::ContentStore store(dir.path / "store");
 
+  CHECK(rp::therock::own_shared_files(wheels, kSite) == 1);  // _rocm_sdk_libraries/__init__.py
+  CHECK(std::none_of(wheel_named(wheels, "rocm-sdk-device-gfx942").entries.begin(),
+                     wheel_named(wheels, "rocm-sdk-device-gfx942").entries.end(),
+                     [](const Entry& e) { return e.path == kSite + "/_rocm_sdk_libraries/__init__.py"; }));
   auto result = rp::therock::expand_devel(rp::StoreArchiveOpener(store), wheels, kSite);
   CHECK(result.expanded);
-  CHECK(result.device_links == 2);
-  CHECK(result.hardlinks == 8);  // the 6 of the tree and the 2 device links
+  CHECK(result.device_links == 4);  // a .kpack, a .kdb and 2 Tensile files
+  CHECK(result.hardlinks == 13);    // the tree's 5 into core, 4 into the libraries, the 4 device links
+  CHECK(find_entry(wheels, "_rocm_sdk_devel/.devel_reconcile.lock"));
+  CHECK(record_of(wheel_named(wheels, "rocm-sdk-devel")).find(".devel_reconcile.lock") == std::string::npos);
 
   // "_rocm_sdk_devel" sorts before "_rocm_sdk_libraries": the content moves to the devel path and
   // the device wheel's own file becomes the hardlink.
@@ -287,6 +303,10 @@ TEST_CASE("therock/devel_expansion: multi-arch device links") {
   REQUIRE(in_device);
   CHECK(in_devel->type == EntryType::kFile);
   CHECK(in_devel->size() == 1000);
+  // Both in the device wheel (its layer): a hardlink cannot cross layers.
+  const auto& device_wheel = wheel_named(wheels, "rocm-sdk-device-gfx942");
+  CHECK(std::any_of(device_wheel.entries.begin(), device_wheel.entries.end(),
+                    [&](const Entry& e) { return e.path == kSite + "/_rocm_sdk_devel/" + rel; }));
   CHECK(in_device->type == EntryType::kHardlink);
   CHECK(in_device->link_target == kSite + "/_rocm_sdk_devel/" + rel);
   CHECK(find_entry(wheels, "_rocm_sdk_devel/lib/rocblas/library")->type == EntryType::kDirectory);
@@ -376,7 +396,7 @@ TEST_CASE("therock/devel_expansion: hand-made tarballs") {
     auto result = rp::therock::expand_devel(rp::StoreArchiveOpener(store), wheels, kSite);
     CHECK(result.expanded);
     CHECK(find_entry(wheels, "rocm_sdk_devel/_devel.tar.xz") == nullptr);
-    CHECK(record_of(wheels[0]).find("_devel.tar.xz") == std::string::npos);
+    CHECK(record_of(wheels[0]).find("rocm_sdk_devel/_devel.tar.xz,") != std::string::npos);  // as init leaves RECORD
     CHECK(read_content(*find_entry(wheels, "_rocm_sdk_devel/include/x.h")) == "header");
     CHECK(find_entry(wheels, "_rocm_sdk_devel/y.h")->link_target == kSite + "/_rocm_sdk_devel/include/x.h");
     check_layer_accepts(wheels);

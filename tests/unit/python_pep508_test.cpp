@@ -146,6 +146,17 @@ TEST_CASE("python/pep508: extra markers") {
   CHECK_FALSE(Marker::parse("os_name == 'posix'").mentions_extra());
 }
 
+TEST_CASE("python/pep508: PEP 817 variant markers are never satisfied, not an error") {
+  // TheRock's split torch wheels, built for variant-aware installers, carry such lines.
+  auto r = Requirement::parse("amd-torch-device-gfx942 == 2.11.0+rocm7.14; \"amd :: gfx_arch :: gfx942\" in variant_properties");
+  CHECK_FALSE(r.applies({}));
+  CHECK_FALSE(r.applies({}, {"device-gfx942"}));
+  CHECK_FALSE(eval("'x' not in variant_properties"));  // no variant properties are known: never true
+  CHECK_FALSE(eval("variant_label == 'amd_gfx942'"));
+  CHECK(eval("os_name == 'posix' or 'x' in variant_namespaces"));
+  CHECK_FALSE(eval("os_name == 'posix' and 'x' in variant_features"));
+}
+
 TEST_CASE("python/pep508: malformed markers") {
   for (const char* bad : {"", "os_name", "os_name ==", "== 'x'", "os_name == 'a' and", "(os_name == 'a'",
                           "os_name == 'a')", "'a' == 'b'", "os_name == sys_platform", "os_name not 'x'",

@@ -16,7 +16,6 @@
 
 using rp::recipe::load_recipe;
 using rp::recipe::RecipeError;
-using rp::recipe::RocmLayout;
 using rp::test::TempDir;
 
 namespace {
@@ -43,15 +42,16 @@ TEST_CASE("recipe rocm: a complete section loads, PYTORCH_ROCM_ARCH style target
   TempDir dir;
   auto path = dir.write("recipe.yaml", std::string("name: r\nargs:\n  PYTORCH_ROCM_ARCH: \"gfx90a; GFX942:xnack+\"\n") +
                                            kPython +
-                                           "rocm:\n  source: therock\n  index: nightly\n  layout: per-family\n"
+                                           "rocm:\n  source: therock\n  index: nightly\n  verify: tls-only\n"
                                            "  targets: ${PYTORCH_ROCM_ARCH}\n  components: [libraries, devel, profiler]\n"
                                            "  version: 7.10.0a20251120\n  expand_devel: false\n"
                                            "  env:\n    HSA_OVERRIDE_GFX_VERSION: \"11.5.1\"\n"
                                            "    PYTORCH_CUDA_ALLOC_CONF: expandable_segments:True\n");
   auto r = load_recipe(path, {});
   REQUIRE(r.rocm);
-  CHECK(r.rocm->index == "nightly");
-  CHECK(r.rocm->layout == RocmLayout::kPerFamily);
+  CHECK(r.rocm->channel == "nightly");
+  CHECK(r.rocm->index.empty());
+  CHECK(r.rocm->tls_only);
   CHECK(r.rocm->targets == std::vector<std::string>{"gfx90a", "gfx942"});
   CHECK(r.rocm->components == std::vector<std::string>{"libraries", "devel", "profiler"});
   CHECK(r.rocm->version == "7.10.0a20251120");
@@ -71,15 +71,34 @@ TEST_CASE("recipe rocm: defaults and a URL with {family}") {
   CHECK(r.rocm->components == std::vector<std::string>{"libraries", "devel"});
   CHECK(r.rocm->version == "latest");
   CHECK(r.rocm->expand_devel);
-  CHECK(r.rocm->layout == RocmLayout::kAuto);
+  CHECK(r.rocm->index == "http://127.0.0.1:1/{family}/");
+  CHECK_FALSE(r.rocm->tls_only);  // hashes required unless the recipe says otherwise
+}
+
+TEST_CASE("recipe rocm: channel, no index at all, all targets") {
+  TempDir dir;
+  auto path = dir.write("recipe.yaml", std::string("name: r\n") + kPython + "rocm:\n  channel: rc\n  targets: all\n");
+  auto r = load_recipe(path, {});
+  CHECK(r.rocm->channel == "rc");
+  CHECK(r.rocm->targets == std::vector<std::string>{"all"});
+  // Neither channel nor index: the nightly channel (chosen when planning).
+  auto bare = dir.write("bare.yaml", std::string("name: r\n") + kPython + "rocm:\n  targets: [gfx942, gfx1201]\n");
+  auto b = load_recipe(bare, {});
+  CHECK(b.rocm->channel.empty());
+  CHECK(b.rocm->index.empty());
+  CHECK(b.rocm->targets == std::vector<std::string>{"gfx942", "gfx1201"});
 }
 
 TEST_CASE("recipe rocm: every mistake is reported at its place") {
   TempDir dir;
   std::string head = std::string("name: r\n") + kPython + "rocm:\n  source: therock\n";
-  CHECK(rocm_load_error(dir, head + "  index: nightly\n  targets: gfx9999\n").find("unknown GPU target 'gfx9999'") !=
+  CHECK(rocm_load_error(dir, head + "  index: nightly\n  targets: sm_90\n").find("'sm_90' is not a GPU target") !=
         std::string::npos);
-  CHECK(rocm_load_error(dir, head + "  index: nightly\n  targets: gfx9999\n").find("gfx942") != std::string::npos);
+  CHECK(rocm_load_error(dir, head + "  index: nightly\n  targets: sm_90\n").find("gfx942") != std::string::npos);
+  CHECK(rocm_load_error(dir, head + "  channel: nighty\n  targets: gfx942\n").find("did you mean 'nightly'") !=
+        std::string::npos);
+  CHECK(rocm_load_error(dir, head + "  channel: nightly\n  verify: none\n  targets: gfx942\n").find("tls-only") !=
+        std::string::npos);
   CHECK(rocm_load_error(dir, head + "  index: nightlly\n  targets: gfx942\n").find("did you mean 'nightly'") != std::string::npos);
   CHECK(rocm_load_error(dir, head + "  index: nightly\n  targets: gfx942\n  components: [libraries, devl]\n")
             .find("unknown rocm component 'devl'") != std::string::npos);
@@ -94,8 +113,7 @@ TEST_CASE("recipe rocm: every mistake is reported at its place") {
   CHECK(rocm_load_error(dir, head + "  index: \"https://u:p@host/{family}/\"\n  targets: gfx942\n").find("credentials") !=
         std::string::npos);
   CHECK(rocm_load_error(dir, head + "  index: \"https://host/{family}/\"\n  layout: multi-arch\n  targets: gfx942\n")
-            .find("'layout' goes with a channel name only") != std::string::npos);
-  CHECK(rocm_load_error(dir, head + "  targets: gfx942\n").find("needs 'index'") != std::string::npos);
+            .find("layout") != std::string::npos);
   CHECK(rocm_load_error(dir, head + "  index: nightly\n").find("needs 'targets'") != std::string::npos);
   CHECK(rocm_load_error(dir, "name: r\nrocm:\n  source: therock\n  index: nightly\n  targets: gfx942\n")
             .find("needs a python section") != std::string::npos);
@@ -105,13 +123,14 @@ TEST_CASE("recipe rocm: every mistake is reported at its place") {
             .find("unknown rocm source 'conda'") != std::string::npos);
 }
 
-TEST_CASE("therock/channels: channel names map to both layouts") {
-  auto nightly = rp::therock::find_channel("nightly");
-  REQUIRE(nightly);
-  CHECK(nightly->per_family_url.find("{family}") != std::string_view::npos);
-  CHECK(nightly->multi_arch_url.find("{family}") == std::string_view::npos);
-  CHECK(rp::therock::find_channel("release"));
-  CHECK(rp::therock::find_channel("prerelease"));
+TEST_CASE("therock/channels: every stream is a whl-next index") {
+  for (const auto& name : rp::therock::channel_names()) {
+    auto channel = rp::therock::find_channel(name);
+    REQUIRE(channel);
+    CHECK(channel->url == "https://" + name + ".repo.amd.com/rocm/whl-next/");
+  }
+  CHECK(rp::therock::channel_names() == std::vector<std::string>{"nightly", "dev", "rc", "bkc", "stable"});
+  CHECK(rp::therock::find_channel(rp::therock::kDefaultChannel));
   CHECK_FALSE(rp::therock::find_channel("weekly"));
   CHECK(rp::therock::expand_family("http://h/v2/{family}/x/{family}", "gfx94X-dcgpu") ==
         "http://h/v2/gfx94X-dcgpu/x/gfx94X-dcgpu");
@@ -161,10 +180,11 @@ TEST_CASE("therock/rocm_env: env files and Env from the install location") {
   };
   CHECK(value("ROCM_PATH") == in.root);
   CHECK(value("ROCM_HOME") == in.root);
-  CHECK(value("ROCM_CMAKE") == in.root + "/lib/cmake");
-  CHECK(value("HIP_DEVICE_LIB_PATH") == in.root + "/lib/llvm/amdgcn/bitcode");
+  // What PyTorch's install_rocm.sh exports, no more: the old /opt/rocm-style variables are gone.
+  CHECK(value("ROCM_CMAKE") == "<unset>");
+  CHECK(value("HIP_DEVICE_LIB_PATH") == "<unset>");
   CHECK(value("PATH") == in.root + "/bin:/opt/venv/bin:/usr/bin");
-  CHECK(value("LD_LIBRARY_PATH") == in.root + "/lib:" + in.root + "/lib/rocm_sysdeps/lib:/x");
+  CHECK(value("LD_LIBRARY_PATH") == in.root + "/lib:/x");
   CHECK(value("CMAKE_PREFIX_PATH") == in.root);  // nothing before: no empty entry
   CHECK(value("PYTORCH_ROCM_ARCH") == "gfx90a;gfx942");
   CHECK(value("ROCM_SDK_TARGET_FAMILY") == "gfx90a");
@@ -172,8 +192,19 @@ TEST_CASE("therock/rocm_env: env files and Env from the install location") {
 
   std::string script = rp::therock::rocm_env_script(in);
   CHECK(script.find("export ROCM_PATH='" + in.root + "'\n") != std::string::npos);
-  CHECK(script.find("export PYTORCH_ROCM_ARCH='gfx90a;gfx942'\n") != std::string::npos);
+  CHECK(script.find("export ROCM_HOME='" + in.root + "'\n") != std::string::npos);
+  CHECK(script.find("PYTORCH_ROCM_ARCH") == std::string::npos);  // the image Env's, not the script's
+  CHECK(script.find("ROCM_SDK_TARGET_FAMILY") == std::string::npos);
   CHECK(script.find("export HSA_OVERRIDE_GFX_VERSION='11.5.1'\n") != std::string::npos);
+
+  // Multi-arch: no family; `all` sets no PYTORCH_ROCM_ARCH.
+  rp::therock::RocmEnvInputs all = in;
+  all.family.clear();
+  all.targets = {"all"};
+  auto all_env = rp::therock::rocm_image_env(all, {});
+  CHECK(std::none_of(all_env.begin(), all_env.end(), [](const auto& kv) {
+    return kv.first == "PYTORCH_ROCM_ARCH" || kv.first == "ROCM_SDK_TARGET_FAMILY";
+  }));
 
   std::string bashrc = rp::therock::bashrc_with_rocm_env("# base\nPS1='$ '");
   CHECK(bashrc.rfind("# base\nPS1='$ '\n[ -f /etc/rocm_env.sh ]", 0) == 0);
@@ -188,8 +219,8 @@ TEST_CASE("therock/rocm_env: the script runs in sh, is idempotent and keeps exis
   TempDir dir;
   auto script = dir.write("rocm_env.sh", rp::therock::rocm_env_script(in));
   std::string out_file = (dir.path / "out").string();
-  std::string cmd = "env -i PATH=/usr/bin:/bin LIBRARY_PATH=/lib0 sh -c '. " + script.string() + "; . " + script.string() +
-                    "; printf \"%s\\n%s\\n%s\\n\" \"$PATH\" \"$ROCM_PATH\" \"$LIBRARY_PATH\"' > " + out_file;
+  std::string cmd = "env -i PATH=/usr/bin:/bin LD_LIBRARY_PATH=/lib0 sh -c '. " + script.string() + "; . " + script.string() +
+                    "; printf \"%s\\n%s\\n%s\\n\" \"$PATH\" \"$ROCM_PATH\" \"$LD_LIBRARY_PATH\"' > " + out_file;
   REQUIRE(std::system(cmd.c_str()) == 0);
   std::ifstream f(out_file);
   std::string path, rocm_path, library_path;
@@ -198,7 +229,7 @@ TEST_CASE("therock/rocm_env: the script runs in sh, is idempotent and keeps exis
   std::getline(f, library_path);
   CHECK(path == "/r o/it's/bin:/usr/bin:/bin");
   CHECK(rocm_path == "/r o/it's");
-  CHECK(library_path == "/r o/it's/lib:/r o/it's/lib/rocm_sysdeps/lib:/lib0");
+  CHECK(library_path == "/r o/it's/lib:/lib0");
 }
 
 TEST_CASE("recipe: compression chosen by the recipe") {

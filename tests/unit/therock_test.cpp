@@ -138,8 +138,10 @@ TEST_CASE("therock/families: parse_targets") {
   CHECK_THROWS_AS(parse_targets(""), rp::InputError);
   CHECK_THROWS_AS(parse_targets(" ; , "), rp::InputError);
   auto message = error_text([] { parse_targets("gfx942;sm_90"); });
-  CHECK(message.find("'sm_90'") != std::string::npos);
-  CHECK(message.find("supported targets: gfx900") != std::string::npos);
+  CHECK(message.find("'sm_90' is not a GPU target") != std::string::npos);
+  CHECK(message.find("gfx942") != std::string::npos);
+  // Which gfx targets exist is the release's business (check_targets); `all` means all of them.
+  CHECK(parse_targets("gfx1152;all") == std::vector<std::string>{"gfx1152", "all"});
 }
 
 TEST_CASE("therock/dist_info: the appended lines and the package templates") {
@@ -190,16 +192,47 @@ ALL_PACKAGES["libraries"].dist_package_template = "rocm-sdk-libraries"
 )PY";
   DistInfo info = rp::therock::parse_dist_info(text);
   CHECK(rp::therock::layout_of(info) == IndexLayout::kMultiArch);
-  CHECK(names_of(rp::therock::requirements_for(info, {"gfx942", "gfx90a"}, {"libraries", "devel"},
+  // libraries is arch neutral: device code comes only with device extras.
+  CHECK(names_of(rp::therock::requirements_for(info, {"gfx942", "gfx90a"}, {"libraries", "devel", "device-gfx942"},
                                                IndexLayout::kMultiArch)) ==
         std::vector<std::string>{"rocm-sdk-core==7.10.0a20251120", "rocm-sdk-libraries==7.10.0a20251120",
-                                 "rocm-sdk-device-gfx942==7.10.0a20251120", "rocm-sdk-device-gfx90a==7.10.0a20251120",
-                                 "rocm-sdk-devel==7.10.0a20251120"});
+                                 "rocm-sdk-devel==7.10.0a20251120", "rocm-sdk-device-gfx942==7.10.0a20251120"});
   auto extras = rp::therock::known_extras(info, IndexLayout::kMultiArch);
   CHECK(std::find(extras.begin(), extras.end(), "device-gfx1101") != extras.end());
   CHECK(std::find(extras.begin(), extras.end(), "device-gfx1151") == extras.end());
   CHECK(names_of(rp::therock::requirements_for(info, {}, {"device-gfx90a"}, IndexLayout::kMultiArch)).back() ==
         "rocm-sdk-device-gfx90a==7.10.0a20251120");
+}
+
+TEST_CASE("therock/dist_info: a multi-arch release lists GPU targets") {
+  DistInfo info = rp::therock::parse_dist_info(std::string(kPerFamilyDistInfo) + R"PY(
+PackageEntry("device", "rocm-sdk-device-{target}", py_package_template="_rocm_sdk_libraries", is_target_specific=True)
+ALL_PACKAGES["libraries"].dist_package_template = "rocm-sdk-libraries"
+DEFAULT_TARGET_FAMILY = 'gfx1100'
+AVAILABLE_TARGET_FAMILIES = []
+AVAILABLE_TARGET_FAMILIES.append('gfx1100')
+AVAILABLE_TARGET_FAMILIES.append('gfx90a:xnack-')
+AVAILABLE_TARGET_FAMILIES.append('gfx942')
+AVAILABLE_TARGET_FAMILIES.append('gfx1152')
+LINUX_TARGET_FAMILIES.append('gfx1100')
+LINUX_TARGET_FAMILIES.append('gfx90a:xnack-')
+LINUX_TARGET_FAMILIES.append('gfx942')
+WINDOWS_TARGET_FAMILIES.append('gfx1100')
+WINDOWS_TARGET_FAMILIES.append('gfx1152')
+)PY");
+  using rp::therock::release_targets;
+  // Feature suffixes stripped, the Windows-only target left out.
+  CHECK(release_targets(info, IndexLayout::kMultiArch) == std::vector<std::string>{"gfx1100", "gfx90a", "gfx942"});
+  CHECK_NOTHROW(rp::therock::check_targets(info, {"gfx942", "gfx90a", "all"}, IndexLayout::kMultiArch));
+  auto unknown = error_text([&] { rp::therock::check_targets(info, {"gfx942", "gfx950"}, IndexLayout::kMultiArch); });
+  CHECK(unknown.find("no device package for GPU target 'gfx950'") != std::string::npos);
+  CHECK(unknown.find("gfx1100, gfx90a, gfx942") != std::string::npos);
+  // device = what setup.py picks without a GPU: the default; device-all = every Linux target.
+  CHECK(names_of(rp::therock::requirements_for(info, {"gfx942"}, {"device"}, IndexLayout::kMultiArch)).back() ==
+        "rocm-sdk-device-gfx1100==7.10.0a20251120");
+  CHECK(names_of(rp::therock::requirements_for(info, {}, {"device-all"}, IndexLayout::kMultiArch)) ==
+        std::vector<std::string>{"rocm-sdk-core==7.10.0a20251120", "rocm-sdk-device-gfx1100==7.10.0a20251120",
+                                 "rocm-sdk-device-gfx90a==7.10.0a20251120", "rocm-sdk-device-gfx942==7.10.0a20251120"});
 }
 
 TEST_CASE("therock/dist_info: damaged modules") {
@@ -256,21 +289,21 @@ TEST_CASE("therock/rocm_sdist: the generator's per-family sdist") {
 
 TEST_CASE("therock/rocm_sdist: the generator's multi-arch sdist") {
   rp::test::TempDir dir;
-  if (!generate_index(dir.path / "index", "--layout multi-arch --family gfx94X-dcgpu --family gfx110X-all "
+  if (!generate_index(dir.path / "index", "--layout multi-arch --target gfx942 --target gfx950 --target gfx1100 "
                                           "--versions 7.10.0a20251120"))
     return;
   auto sdist = rp::therock::read_rocm_sdist(dir.path / "index/rocm-7.10.0a20251120.tar.gz", "rocm-7.10.0a20251120.tar.gz");
   const auto& info = sdist.dist_info;
-  CHECK(info.available_families == std::vector<std::string>{"gfx94X-dcgpu", "gfx110X-all"});
+  CHECK(info.available_families == std::vector<std::string>{"gfx1100", "gfx942", "gfx950"});
   CHECK(rp::therock::layout_of(info) == IndexLayout::kMultiArch);
-  CHECK(info.packages.at("libraries").py_package_template == "_rocm_sdk_libraries");
   CHECK(info.packages.at("device").dist_template == "rocm-sdk-device-{target}");
-  auto requirements =
-      rp::therock::requirements_for(info, {"gfx942", "gfx1101"}, {"libraries", "devel"}, IndexLayout::kMultiArch);
+  auto requirements = rp::therock::requirements_for(info, {"gfx942", "gfx1100"},
+                                                    {"libraries", "devel", "device-gfx942", "device-gfx1100"},
+                                                    IndexLayout::kMultiArch);
   CHECK(names_of(requirements) ==
         std::vector<std::string>{"rocm-sdk-core==7.10.0a20251120", "rocm-sdk-libraries==7.10.0a20251120",
-                                 "rocm-sdk-device-gfx942==7.10.0a20251120", "rocm-sdk-device-gfx1101==7.10.0a20251120",
-                                 "rocm-sdk-devel==7.10.0a20251120"});
+                                 "rocm-sdk-devel==7.10.0a20251120", "rocm-sdk-device-gfx942==7.10.0a20251120",
+                                 "rocm-sdk-device-gfx1100==7.10.0a20251120"});
   for (const auto& r : requirements) {
     CHECK_MESSAGE(std::filesystem::exists(dir.path / "index" / r.normalized_name() / "index.html"), r.normalized_name());
   }
