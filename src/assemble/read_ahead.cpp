@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "util/cpus.hpp"
+
 namespace rp {
 
 namespace {
@@ -20,7 +22,7 @@ class ReservedStringSink final : public ByteSink {
 
 ReadAhead::ReadAhead(const std::vector<Entry>& entries, const TarWriter& writer, unsigned threads)
     : entries_(entries), writer_(writer), slots_(entries.size()) {
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  if (threads == 0) threads = worker_count();
   // No worker when nothing is worth reading ahead (a layer of directories and links, say).
   bool any = false;
   for (size_t i = 0; i < entries_.size() && !any; ++i) any = eligible(i);
