@@ -18,7 +18,11 @@
 # speedups of each round and of the medians follow: on a noisy machine one round can mislead.
 # With --perf, two more cold builds (gzip, zstd; not timed) run under `perf record`, and
 # bench/stage_breakdown.py says where their CPU went, stage by stage.
-#   bench/rocm_bench.sh [--scale rocm|small] [--runs N] [--perf]  (ROCKPACK=path/to/rockpack, default build/rockpack)
+# With --scaling, only rockpack runs: the same cold builds (gzip, zstd) under `taskset` on 1 core
+# and on 2 cores (--runs N rounds, medians), with wall time, CPU seconds and peak RSS of each and
+# of its stages (plan: base, resolution, downloads, installs, devel expansion; layers; output), the
+# 1 -> 2-core speed-up and the parallel efficiency (CPU seconds / (cores x wall)).
+#   bench/rocm_bench.sh [--scale rocm|small] [--runs N] [--perf] [--scaling]  (ROCKPACK=path/to/rockpack, default build/rockpack)
 # `--scale small` (a few MB) is a smoke run of the script itself. Needs root (the Debian base keeps
 # its owners), debootstrap once (cached), pigz, GNU time, and python3 with venv/ensurepip (3.11 or
 # older: the peer builds the rocm sdist without build isolation, so its venv needs setuptools).
@@ -29,14 +33,16 @@ ROCKPACK=${ROCKPACK:-$root/build/rockpack}
 scale=rocm
 profile=0
 runs=1
+scaling=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --scale) scale=${2:?--scale takes rocm or small}; shift 2 ;;
     --scale=*) scale=${1#--scale=}; shift ;;
     --perf) profile=1; shift ;;
+    --scaling) scaling=1; shift ;;
     --runs) runs=${2:?--runs takes a number}; shift 2 ;;
     --runs=*) runs=${1#--runs=}; shift ;;
-    -h | --help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,30p' "$0"; exit 0 ;;
     *) echo "rocm_bench: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -100,6 +106,62 @@ download_bytes=$(cd "$index_dir/$family" && cat rocm-"$version".tar.gz rocm_sdk_
   rocm_sdk_libraries_*-"$version"-*.whl rocm_sdk_devel-"$version"-*.whl | wc -c)
 cat "$index_dir/$family"/*.whl "$index_dir/$family"/*.tar.gz >/dev/null  # page cache, for both tools
 sync
+
+if [ "$scaling" = 1 ]; then
+  cd "$work"
+  : >"$work/scaling"
+  cpu_sets="0"
+  [ "$(nproc)" -ge 2 ] && cpu_sets="0 0,1"
+  for round in $(seq 1 "$runs"); do
+    for c in gzip zstd; do
+      for set in $cpu_sets; do
+        echo "scaling: round $round, $c on CPUs $set..." >&2
+        rm -rf "$work/store-s" "$work/img-s"
+        measure "scale_${c}_$set" taskset -c "$set" "$ROCKPACK" -v build recipe.yaml --compression "$c" \
+          -o "oci:$work/img-s:t" --cache-dir "$work/store-s"
+        stages=$(sed -n 's/^debug: stage \([a-z]*\): \([0-9.]*\) s wall, \([0-9.]*\) s CPU.*/\1=\2\/\3/p' "$work/scale_${c}_$set.out" | paste -sd ' ' -)
+        workers=$(sed -n 's/^debug: workers: \([0-9]*\) worker.*/\1/p' "$work/scale_${c}_$set.out" | head -n 1)
+        echo "$c $set $WALL $USR $SYS $RSS $workers $stages" >>"$work/scaling"
+      done
+    done
+  done
+  rm -rf "$work/store-s" "$work/img-s"
+  python3 - "$work/scaling" "$download_bytes" <<'P'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+print(f"scaling of the cold build (mock TheRock index, {int(sys.argv[2]) / 1e6:.0f} MB of wheels; medians of "
+      f"{len(rows) // 4 if len(rows) >= 4 else len(rows)} rounds; load {open('/proc/loadavg').read().split()[0]})")
+print()
+print("| compression | CPUs | workers | wall | CPU (user+sys) | efficiency | peak RSS | plan wall/CPU | layers wall/CPU | output wall/CPU |")
+print("|---|---|---|---|---|---|---|---|---|---|")
+summary = {}
+for c in ("gzip", "zstd"):
+    for cpus in sorted({r[1] for r in rows if r[0] == c}):
+        rs = [r for r in rows if r[0] == c and r[1] == cpus]
+        n = len(cpus.split(","))
+        wall = statistics.median(float(r[2]) for r in rs)
+        cpu = statistics.median(float(r[3]) + float(r[4]) for r in rs)
+        rss = max(int(r[5]) for r in rs)
+        stage = {}
+        for r in rs:
+            for kv in r[7:]:
+                k, v = kv.split("=")
+                w, u = v.split("/")
+                stage.setdefault(k, []).append((float(w), float(u)))
+        def st(k):
+            if k not in stage:
+                return ""
+            return f"{statistics.median(w for w, _ in stage[k]):.2f} / {statistics.median(u for _, u in stage[k]):.2f} s"
+        summary[(c, n)] = wall
+        print(f"| {c} | {cpus} | {rs[0][6]} | {wall:.2f} s | {cpu:.2f} s | {cpu / (n * wall):.2f} | {rss} MiB | "
+              f"{st('plan')} | {st('layers')} | {st('output')} |")
+print()
+for c in ("gzip", "zstd"):
+    if (c, 1) in summary and (c, 2) in summary:
+        print(f"{c}: 1 -> 2 cores speed-up {summary[(c, 1)] / summary[(c, 2)]:.2f}x")
+P
+  exit 0
+fi
 
 # The sizes of the image's layers above the base: "total" and one line per layer.
 layers_above_base() {

@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "util/cpus.hpp"
 #include "util/error.hpp"
 
 namespace rp {
@@ -69,9 +70,7 @@ const char* Compression::media_type() const {
 namespace {
 
 unsigned resolve_threads(unsigned threads) {
-  if (threads) return threads;
-  unsigned hw = std::thread::hardware_concurrency();
-  return hw ? hw : 1;
+  return threads ? threads : worker_count();
 }
 
 class PassthroughCompressor final : public Compressor {

@@ -2,6 +2,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <map>
 #include <optional>
 
 #include "assemble/layer_build_lock.hpp"
@@ -11,6 +15,7 @@
 #include "util/background_hashing_sink.hpp"
 #include "util/digest.hpp"
 #include "util/error.hpp"
+#include "util/parallel.hpp"
 
 namespace rp {
 
@@ -135,75 +140,81 @@ std::string LayerBuilder::listing_key(const std::vector<Entry>& entries, bool qu
   return h.finish_digest();
 }
 
-BuiltLayer LayerBuilder::build(const std::string& name, const std::vector<Entry>& entries,
-                               const std::string& lineage) {
+// The store's (and the external cache's) layer for `entries`, or nullopt; `keys` keeps what was
+// computed for the records written after a miss.
+std::optional<BuiltLayer> LayerBuilder::find(const std::string& name, const std::vector<Entry>& entries,
+                                             const std::string& lineage, Keys& keys) {
   uint64_t expected = 0;
   for (const auto& e : entries) expected += e.size() + 512;
   if (progress_) progress_->layer_started(name, expected);
+  if (!options_.use_cache) return std::nullopt;
 
   // Two lookups: the quick key (file identities, no reading) and then the content key (hashes every
   // content: finds the layer again after a fresh checkout changed every mtime). An external cache is
   // asked by content key, which names no machine's file identities.
   ExternalLayerCache* external = options_.external;
-  std::string quick_key, key;
-  if (options_.use_cache) {
-    quick_key = quick_cache_key(entries);
-    auto hit = lookup("layers-quick", quick_key);
-    bool built_before = lineage.empty() || store_.get_record("layer-lineage", lineage).has_value();
-    if (!hit && (built_before || external)) {
-      key = cache_key(entries);
-      hit = lookup("layers", key);
-      if (hit) store_.put_record("layers-quick", quick_key, record_of(hit->layer));
-    }
-    if (!hit && external) {
-      // Asked even on a first build of this lineage: on a fresh machine every build is a first one.
-      std::optional<ImageLayer> layer = external->find(key);
-      if (layer) {
-        if (std::string why = external_mismatch(entries, *layer); !why.empty()) {
-          spdlog::warn("the registry cache's layer {} for {} cannot be used, building the layer instead: {}",
-                       layer->blob.digest, name, why);
-          external->rejected(key);
-          layer.reset();
-        }
-      }
-      if (layer) {
-        hit = BuiltLayer{*layer, true, true};
-        // Downloaded into the store: the next build finds it there. A layer left in the registry
-        // (to be mounted where the image is pushed) is not recorded: the store does not hold it.
-        if (store_.contains(layer->blob.digest)) {
-          store_.put_record("layers", key, record_of(*layer));
-          store_.put_record("layers-quick", quick_key, record_of(*layer));
-          if (!lineage.empty()) store_.put_record("layer-lineage", lineage, {{"quick_key", quick_key}});
-        }
+  std::string& quick_key = keys.quick;
+  std::string& key = keys.content;
+  quick_key = quick_cache_key(entries);
+  auto hit = lookup("layers-quick", quick_key);
+  bool built_before = lineage.empty() || store_.get_record("layer-lineage", lineage).has_value();
+  if (!hit && (built_before || external)) {
+    key = cache_key(entries);
+    hit = lookup("layers", key);
+    if (hit) store_.put_record("layers-quick", quick_key, record_of(hit->layer));
+  }
+  if (!hit && external) {
+    // Asked even on a first build of this lineage: on a fresh machine every build is a first one.
+    std::optional<ImageLayer> layer = external->find(key);
+    if (layer) {
+      if (std::string why = external_mismatch(entries, *layer); !why.empty()) {
+        spdlog::warn("the registry cache's layer {} for {} cannot be used, building the layer instead: {}",
+                     layer->blob.digest, name, why);
+        external->rejected(key);
+        layer.reset();
       }
     }
-    if (hit) {
-      if (external) {
-        if (key.empty()) key = cache_key(entries);
-        external->add(key, hit->layer);
+    if (layer) {
+      hit = BuiltLayer{*layer, true, true};
+      // Downloaded into the store: the next build finds it there. A layer left in the registry
+      // (to be mounted where the image is pushed) is not recorded: the store does not hold it.
+      if (store_.contains(layer->blob.digest)) {
+        store_.put_record("layers", key, record_of(*layer));
+        store_.put_record("layers-quick", quick_key, record_of(*layer));
+        if (!lineage.empty()) store_.put_record("layer-lineage", lineage, {{"quick_key", quick_key}});
       }
-      if (progress_) progress_->layer_finished(name, hit->layer.uncompressed_size, hit->layer.blob.size, true);
-      return *hit;
     }
   }
+  if (hit && progress_) progress_->layer_finished(name, hit->layer.uncompressed_size, hit->layer.blob.size, true);
+  return hit;
+}
 
-  // Another build sharing the store (a variant built beside this one) may be making this very layer:
-  // wait for it and take its result rather than compress the same bytes a second time.
+// Another build sharing the store (a variant built beside this one) may be making this very layer:
+// wait for it and take its result rather than compress the same bytes a second time. The lock is
+// held until the layer's records are written, so that the waiting build finds them.
+BuiltLayer LayerBuilder::make(const std::string& name, const std::vector<Entry>& entries, const std::string& lineage,
+                              Keys& keys) {
   std::optional<LayerBuildLock> building;
   if (options_.use_cache) {
-    building.emplace(store_.root(), quick_key);
+    building.emplace(store_.root(), keys.quick);
     if (building->waited()) {
-      if (auto hit = lookup("layers-quick", quick_key)) {
-        if (external) external->add(key.empty() ? cache_key(entries) : key, hit->layer);
+      if (auto hit = lookup("layers-quick", keys.quick)) {
         if (progress_) progress_->layer_finished(name, hit->layer.uncompressed_size, hit->layer.blob.size, true);
         return *hit;
       }
     }
   }
+  BuiltLayer built = write(name, entries);
+  record(lineage, keys, built);
+  return built;
+}
 
+// The single streaming pass: tar -> diff_id hasher -> compressor -> blob (hashed as written).
+// Touches nothing shared but the store's blobs: several layers may be written at once.
+BuiltLayer LayerBuilder::write(const std::string& name, const std::vector<Entry>& entries) {
   // The blob writer hashes the compressed bytes itself; only the diff_id needs a hasher here, and it
   // runs on a thread of its own (util/background_hashing_sink.hpp): this thread has the tar stream
-  // to make, wheel members to inflate and deflate streams to copy.
+  // to make and deflate streams to copy; the contents are produced by the read-ahead's workers.
   auto blob = store_.begin_blob();
   auto compressor = make_compressor(options_.compression, *blob, options_.threads);
   BackgroundHashingSink uncompressed(compressor.get());
@@ -225,21 +236,89 @@ BuiltLayer LayerBuilder::build(const std::string& name, const std::vector<Entry>
   built.layer.blob.media_type = options_.compression.media_type();
   built.layer.blob.size = static_cast<int64_t>(blob->size());
   built.layer.blob.digest = blob->commit();
-
-  if (options_.use_cache) {
-    // The content key is recorded only when it was computed for the lookup: computing it now would
-    // read every input a second time. A later build with changed file identities computes it then.
-    if (!key.empty()) store_.put_record("layers", key, record_of(built.layer));
-    store_.put_record("layers-quick", quick_key, record_of(built.layer));
-    if (!lineage.empty()) store_.put_record("layer-lineage", lineage, {{"quick_key", quick_key}});
-  }
-  if (external) {
-    // --no-cache computed no key; --cache-to still lists the layer.
-    if (key.empty()) key = cache_key(entries);
-    external->add(key, built.layer);
-  }
   if (progress_) progress_->layer_finished(name, built.layer.uncompressed_size, built.layer.blob.size, false);
   return built;
+}
+
+void LayerBuilder::record(const std::string& lineage, const Keys& keys, const BuiltLayer& built) {
+  if (!options_.use_cache) return;
+  // The content key is recorded only when it was computed for the lookup: computing it now would
+  // read every input a second time. A later build with changed file identities computes it then.
+  if (!keys.content.empty()) store_.put_record("layers", keys.content, record_of(built.layer));
+  store_.put_record("layers-quick", keys.quick, record_of(built.layer));
+  if (!lineage.empty()) store_.put_record("layer-lineage", lineage, {{"quick_key", keys.quick}});
+}
+
+void LayerBuilder::list_in_external(const std::vector<Entry>& entries, Keys& keys, const BuiltLayer& built) {
+  if (!options_.external) return;
+  // --no-cache computed no key; --cache-to still lists the layer.
+  if (keys.content.empty()) keys.content = cache_key(entries);
+  options_.external->add(keys.content, built.layer);
+}
+
+BuiltLayer LayerBuilder::build(const std::string& name, const std::vector<Entry>& entries,
+                               const std::string& lineage) {
+  Keys keys;
+  auto hit = find(name, entries, lineage, keys);
+  BuiltLayer built = hit ? *hit : make(name, entries, lineage, keys);
+  list_in_external(entries, keys, built);
+  return built;
+}
+
+std::vector<BuiltLayer> LayerBuilder::build_all(const std::vector<LayerInput>& layers, std::vector<double>* seconds) {
+  using Clock = std::chrono::steady_clock;
+  std::vector<BuiltLayer> out(layers.size());
+  std::vector<Keys> keys(layers.size());
+  std::vector<Clock::time_point> started(layers.size());
+  std::vector<double> took(layers.size(), 0);
+  // Lookups in layer order (they may ask a registry, and list layers in the external cache).
+  std::vector<size_t> misses;
+  for (size_t i = 0; i < layers.size(); ++i) {
+    started[i] = Clock::now();
+    if (auto hit = find(layers[i].name, *layers[i].entries, layers[i].lineage, keys[i])) {
+      out[i] = *hit;
+      took[i] = std::chrono::duration<double>(Clock::now() - started[i]).count();
+    } else {
+      misses.push_back(i);
+    }
+  }
+  // The misses are written side by side, the largest first so that a big layer does not start last.
+  std::sort(misses.begin(), misses.end(), [&](size_t a, size_t b) {
+    uint64_t sa = 0, sb = 0;
+    for (const auto& e : *layers[a].entries) sa += e.size();
+    for (const auto& e : *layers[b].entries) sb += e.size();
+    return sa != sb ? sa > sb : a < b;
+  });
+  // Two layers of one image with the same entries (two empty steps, say) are made once: the second
+  // would otherwise wait forever on the build lock the first one holds in this very process.
+  std::map<std::string, size_t> first_with_key;
+  std::vector<std::pair<size_t, size_t>> copies;  // (layer, the layer it copies)
+  std::vector<std::function<void()>> work;
+  for (size_t i : misses) {
+    if (options_.use_cache) {
+      auto [it, fresh] = first_with_key.emplace(keys[i].quick, i);
+      if (!fresh) {
+        copies.emplace_back(i, it->second);
+        continue;
+      }
+    }
+    work.push_back([&, i] {
+      auto t0 = Clock::now();
+      out[i] = make(layers[i].name, *layers[i].entries, layers[i].lineage, keys[i]);
+      took[i] = std::chrono::duration<double>(Clock::now() - t0).count();
+    });
+  }
+  run_parallel(work, static_cast<int>(parallel_layers(work.size())));
+  for (auto [i, from] : copies) out[i] = out[from];
+  // The external cache's list in layer order: the same cache image on every run.
+  for (size_t i = 0; i < layers.size(); ++i) list_in_external(*layers[i].entries, keys[i], out[i]);
+  if (seconds) *seconds = took;
+  return out;
+}
+
+unsigned LayerBuilder::parallel_layers(size_t misses) const {
+  unsigned n = options_.parallel_layers ? options_.parallel_layers : kParallelLayers;
+  return static_cast<unsigned>(std::max<size_t>(1, std::min<size_t>(n, misses)));
 }
 
 }  // namespace rp

@@ -19,12 +19,20 @@ namespace rp {
 struct LayerOptions {
   Compression compression;
   int64_t mtime = 0;     // SOURCE_DATE_EPOCH
-  unsigned threads = 0;  // 0 = one per core
+  unsigned threads = 0;  // per layer: read-ahead workers and compression workers; 0 = util/cpus.hpp's count
   bool use_cache = true;
   // Asked by content key after the store missed, and told every layer of the build (--cache-from,
   // --cache-to). Not owned. With it, every layer's content key is computed (host files are read
   // once more; wheel, tar and store members cost nothing).
   ExternalLayerCache* external = nullptr;
+  unsigned parallel_layers = 0;  // layers written at once by build_all; 0 = LayerBuilder::kParallelLayers
+};
+
+// One layer for build_all.
+struct LayerInput {
+  std::string name;
+  const std::vector<Entry>* entries = nullptr;  // finalized (finalize_entries)
+  std::string lineage;
 };
 
 struct BuiltLayer {
@@ -50,6 +58,14 @@ class LayerBuilder {
   // `rockpack cache verify` reports them.
   static bool record_is_checked(const nlohmann::json& record);
 
+  // Several layers: looked up in order, the misses written side by side (up to kParallelLayers at
+  // once, the largest first; each with the whole worker pool, so a small layer's serial parts -- its
+  // digests, its tar stream -- overlap a large one's), recorded in order. `seconds`: each layer's
+  // wall time. Memory: each layer in flight holds its read-ahead and compressor buffers
+  // (docs/performance.md, "Memory").
+  static constexpr unsigned kParallelLayers = 2;
+  std::vector<BuiltLayer> build_all(const std::vector<LayerInput>& layers, std::vector<double>* seconds = nullptr);
+
   // The layer the store already holds for `entries` (found by the quick key: nothing is read or
   // compressed), or nullopt. What `rockpack plan` shows as a layer's digest.
   std::optional<BuiltLayer> cached(const std::vector<Entry>& entries) const;
@@ -60,6 +76,20 @@ class LayerBuilder {
   std::string quick_cache_key(const std::vector<Entry>& entries) const;
 
  private:
+  struct Keys {
+    std::string quick;    // always computed when the cache is used
+    std::string content;  // computed only when needed (see find)
+  };
+  std::optional<BuiltLayer> find(const std::string& name, const std::vector<Entry>& entries, const std::string& lineage,
+                                 Keys& keys);
+  // A layer not found by `find`: written, unless another build sharing the store made it meanwhile
+  // (then that one is taken); recorded in the store.
+  BuiltLayer make(const std::string& name, const std::vector<Entry>& entries, const std::string& lineage, Keys& keys);
+  BuiltLayer write(const std::string& name, const std::vector<Entry>& entries);
+  void record(const std::string& lineage, const Keys& keys, const BuiltLayer& built);
+  // After a layer is found or made: its line in the external cache's list.
+  void list_in_external(const std::vector<Entry>& entries, Keys& keys, const BuiltLayer& built);
+  unsigned parallel_layers(size_t misses) const;
   std::string listing_key(const std::vector<Entry>& entries, bool quick) const;
   // Why a layer found in the external cache cannot stand for `entries`, or "" when it can: its
   // diff_id and size must be those of the tar the entries make (written and hashed here, not

@@ -1,6 +1,9 @@
 #include "assemble/read_ahead.hpp"
 
 #include <algorithm>
+#include <deque>
+
+#include "util/cpus.hpp"
 
 namespace rp {
 
@@ -16,11 +19,92 @@ class ReservedStringSink final : public ByteSink {
   std::string& out_;
 };
 
+struct Cancelled {};  // thrown into a producer whose pipe was cancelled (the layer is abandoned)
+
+}  // namespace
+
+// The pieces of one streamed file between the worker producing them and the writer. Bounded to
+// kPipeBytes waiting; the writer reaches every file in order, and the file it waits for was taken
+// by a worker before any later one, so a full pipe never holds up the file the writer needs.
+class ReadAhead::Pipe final : public ContentStream {
+ public:
+  void push(std::string piece, bool deflated) {
+    if (piece.empty()) return;
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return cancelled_ || queued_ == 0 || queued_ + piece.size() <= kPipeBytes; });
+    if (cancelled_) throw Cancelled{};
+    queued_ += piece.size();
+    queue_.push_back({std::make_shared<const std::string>(std::move(piece)), deflated});
+    changed_.notify_all();
+  }
+  void close(std::exception_ptr error) {
+    std::lock_guard lock(mutex_);
+    closed_ = true;
+    error_ = error;
+    changed_.notify_all();
+  }
+  void cancel() {
+    std::lock_guard lock(mutex_);
+    cancelled_ = true;
+    changed_.notify_all();
+  }
+  bool next(Chunk& chunk) override {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return !queue_.empty() || closed_; });
+    if (queue_.empty()) {
+      if (error_) std::rethrow_exception(error_);
+      return false;
+    }
+    chunk = std::move(queue_.front());
+    queue_.pop_front();
+    queued_ -= chunk.bytes->size();
+    changed_.notify_all();
+    return true;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Chunk> queue_;
+  uint64_t queued_ = 0;
+  bool closed_ = false;
+  bool cancelled_ = false;
+  std::exception_ptr error_;
+};
+
+namespace {
+
+// Cuts what a content writes into pieces of kPieceBytes and pushes them into the pipe.
+class PieceSink final : public ByteSink {
+ public:
+  PieceSink(ReadAhead::Pipe& pipe, bool deflated) : pipe_(pipe), deflated_(deflated) {}
+  void write(const void* data, size_t size) override {
+    const char* p = static_cast<const char*>(data);
+    while (size) {
+      if (piece_.capacity() < ReadAhead::kPieceBytes) piece_.reserve(ReadAhead::kPieceBytes);
+      size_t take = std::min(size, ReadAhead::kPieceBytes - piece_.size());
+      piece_.append(p, take);
+      p += take;
+      size -= take;
+      if (piece_.size() == ReadAhead::kPieceBytes) flush();
+    }
+  }
+  void flush() {
+    pipe_.push(std::move(piece_), deflated_);
+    piece_ = std::string();
+  }
+
+ private:
+  ReadAhead::Pipe& pipe_;
+  bool deflated_;
+  std::string piece_;
+};
+
 }  // namespace
 
 ReadAhead::ReadAhead(const std::vector<Entry>& entries, const TarWriter& writer, unsigned threads)
     : entries_(entries), writer_(writer), slots_(entries.size()) {
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  if (threads == 0) threads = worker_count();
   // No worker when nothing is worth reading ahead (a layer of directories and links, say).
   bool any = false;
   for (size_t i = 0; i < entries_.size() && !any; ++i) any = eligible(i);
@@ -32,6 +116,7 @@ ReadAhead::~ReadAhead() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;
+    for (auto& pipe : pipes_) pipe->cancel();  // a producer waiting for room gives up
   }
   progress_.notify_all();
   for (auto& t : workers_) t.join();
@@ -39,19 +124,30 @@ ReadAhead::~ReadAhead() {
 
 bool ReadAhead::eligible(size_t index) const {
   const Entry& e = entries_[index];
-  if (e.type != EntryType::kFile || !e.content) return false;
-  uint64_t size = e.size();
-  return size > 0 && size <= kMaxFileSize;
+  return e.type == EntryType::kFile && e.content && e.size() > 0;
+}
+
+void ReadAhead::produce_whole(const Entry& entry, RenderedContent& content) {
+  std::string produced;
+  ReservedStringSink bytes(produced, entry.size());
+  if (writer_.copies_deflate(entry)) {
+    ReservedStringSink deflated(content.deflated, 0);
+    entry.content->write_with_deflate(bytes, deflated);
+    content.has_deflated = true;
+  } else {
+    entry.content->write_to(bytes);
+  }
+  content.bytes = std::make_shared<const std::string>(std::move(produced));
 }
 
 void ReadAhead::work() {
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
-    // Take the next entry when its bytes fit the budget (or nothing else waits).
+    // Take the next entry when its cost fits the budget (or nothing else waits).
     progress_.wait(lock, [this] {
       if (stop_ || next_ >= slots_.size()) return true;
       if (!eligible(next_)) return true;
-      return ahead_bytes_ == 0 || ahead_bytes_ + entries_[next_].size() <= kMaxAheadBytes;
+      return ahead_bytes_ == 0 || ahead_bytes_ + cost_of(next_) <= kMaxAheadBytes;
     });
     if (stop_ || next_ >= slots_.size()) return;
     size_t index = next_++;
@@ -62,24 +158,45 @@ void ReadAhead::work() {
       continue;
     }
     const Entry& entry = entries_[index];
-    slot.cost = entry.size();
-    slot.state = State::kRunning;
+    slot.cost = cost_of(index);
     ahead_bytes_ += slot.cost;
-    lock.unlock();
 
+    if (streamed(index)) {
+      // Ready at once: the writer drains the pipe while this worker fills it.
+      auto pipe = std::make_shared<Pipe>();
+      pipes_.push_back(pipe);
+      slot.content.stream = pipe;
+      const bool copy = writer_.copies_deflate(entry);
+      slot.content.has_deflated = copy;
+      slot.state = State::kReady;
+      progress_.notify_all();
+      lock.unlock();
+      std::exception_ptr error;
+      try {
+        PieceSink bytes(*pipe, false);
+        if (copy) {
+          PieceSink deflated(*pipe, true);
+          entry.content->write_with_deflate(bytes, deflated);
+          deflated.flush();
+        } else {
+          entry.content->write_to(bytes);
+        }
+        bytes.flush();
+      } catch (const Cancelled&) {
+      } catch (...) {
+        error = std::current_exception();
+      }
+      pipe->close(error);
+      lock.lock();
+      continue;
+    }
+
+    slot.state = State::kRunning;
+    lock.unlock();
     RenderedContent content;
     std::exception_ptr error;
     try {
-      std::string produced;
-      ReservedStringSink bytes(produced, entry.size());
-      if (writer_.copies_deflate(entry)) {
-        ReservedStringSink deflated(content.deflated, 0);
-        entry.content->write_with_deflate(bytes, deflated);
-        content.has_deflated = true;
-      } else {
-        entry.content->write_to(bytes);
-      }
-      content.bytes = std::make_shared<const std::string>(std::move(produced));
+      produce_whole(entry, content);
     } catch (...) {
       error = std::current_exception();
     }

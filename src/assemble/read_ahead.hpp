@@ -9,13 +9,20 @@
 // writer writes the current one; the writer takes them in order, so the stream is byte for byte what
 // it was.
 //
-// Bounded: only files up to kMaxFileSize are read ahead (larger ones the writer streams itself, as
-// before), and at most kMaxAheadBytes of produced content waits at any time (one file may exceed it
-// when nothing else waits). A content that fails (a corrupt member, a RECORD mismatch under
-// --strict) fails when the writer reaches it, as it would have without read-ahead.
+// Bounded: a file up to kMaxFileSize is produced whole into memory, and at most kMaxAheadBytes of
+// produced content waits at any time (one file may exceed it when nothing else waits). A larger file
+// is produced by a worker too, but piece by piece into a pipe of kPipeBytes that the writer drains
+// when it reaches the file (it counts kPipeBytes against the budget): inflating a 40 MB binary is
+// then no longer the writer's work, and memory stays bounded by the pipe, not by the file. A content
+// that fails (a corrupt member, a RECORD mismatch under --strict) fails when the writer reaches it,
+// as it would have without read-ahead.
+//
+// Peak memory of one layer's read-ahead: kMaxAheadBytes + kMaxFileSize (a file taken when the budget
+// was empty), whatever the number of workers.
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -29,6 +36,9 @@ class ReadAhead {
  public:
   static constexpr uint64_t kMaxFileSize = 32u << 20;
   static constexpr uint64_t kMaxAheadBytes = 24u << 20;
+  static constexpr uint64_t kPipeBytes = 4u << 20;   // a streamed file's pieces waiting in its pipe
+  static constexpr size_t kPieceBytes = 1u << 20;    // one piece of a streamed file
+  class Pipe;  // (read_ahead.cpp)
 
   // `writer` says which entries it copies deflate streams of. `entries` and `writer` must outlive
   // this object. threads = 0: one per core.
@@ -51,9 +61,11 @@ class ReadAhead {
     std::exception_ptr error;
     uint64_t cost = 0;
   };
-
   bool eligible(size_t index) const;
+  bool streamed(size_t index) const { return entries_[index].size() > kMaxFileSize; }
+  uint64_t cost_of(size_t index) const { return streamed(index) ? kPipeBytes : entries_[index].size(); }
   void work();
+  void produce_whole(const Entry& entry, RenderedContent& content);
 
   const std::vector<Entry>& entries_;
   const TarWriter& writer_;
@@ -63,6 +75,7 @@ class ReadAhead {
   size_t next_ = 0;                   // the next entry a worker takes
   uint64_t ahead_bytes_ = 0;          // produced or being produced, not yet released
   bool stop_ = false;
+  std::vector<std::shared_ptr<Pipe>> pipes_;  // of streamed files, cancelled when this object goes
   std::vector<std::thread> workers_;
 };
 

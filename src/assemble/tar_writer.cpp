@@ -140,7 +140,18 @@ void TarWriter::add(const Entry& entry, const RenderedContent* rendered) {
     bool copy = copies_deflate(entry);
     if (rendered && rendered->has_deflated != copy)
       throw Error("internal: /" + entry.path + " was read ahead " + (copy ? "without" : "with") + " its deflate stream");
-    if (copy) {
+    if (rendered && rendered->stream) {
+      if (copy) passthrough_->begin();
+      ContentStream::Chunk chunk;
+      while (rendered->stream->next(chunk)) {
+        if (chunk.deflated && !copy) throw Error("internal: /" + entry.path + " streamed a deflate stream it does not copy");
+        if (chunk.deflated)
+          passthrough_->deflate_sink().write(chunk.bytes->data(), chunk.bytes->size());
+        else
+          counting.write_shared(chunk.bytes);
+      }
+      if (copy) passthrough_->end();
+    } else if (copy) {
       passthrough_->begin();
       if (rendered) {
         counting.write_shared(rendered->bytes);

@@ -12,13 +12,28 @@
 
 namespace rp {
 
+// A content produced on another thread while the writer takes it (a file too large to hold whole,
+// assemble/read_ahead.hpp): pieces of its bytes and, when the writer copies its deflate stream,
+// pieces of that stream, in the order they were produced.
+class ContentStream {
+ public:
+  struct Chunk {
+    std::shared_ptr<const std::string> bytes;
+    bool deflated = false;  // a piece of the raw deflate stream, not of the file's bytes
+  };
+  virtual ~ContentStream() = default;
+  // The next piece; false at the end. Rethrows what producing the content threw.
+  virtual bool next(Chunk& chunk) = 0;
+};
+
 // A regular file's content produced ahead of time (assemble/read_ahead.hpp), exactly what its
 // ContentSource writes: `bytes` as write_to gives them, and with `has_deflated` also the raw deflate
-// stream write_with_deflate gives, for a gzip layer to copy.
+// stream write_with_deflate gives, for a gzip layer to copy. A large file comes as a `stream` instead.
 struct RenderedContent {
   std::shared_ptr<const std::string> bytes;  // shared: the diff_id's hasher may keep it past add()
   std::string deflated;
   bool has_deflated = false;
+  std::shared_ptr<ContentStream> stream;  // set: the content comes piece by piece (bytes, deflated unused)
 };
 
 class TarWriter {

@@ -1,6 +1,7 @@
 // rockpack build: recipe -> plan -> assemble -> outputs.
 #include <spdlog/spdlog.h>
 #include <unistd.h>
+#include <sys/resource.h>
 
 #include <chrono>
 
@@ -134,6 +135,17 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// CPU seconds of every thread so far: with the wall time of a stage, how many cores it kept busy
+// (the debug lines bench/rocm_bench.sh --scaling reads).
+double cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+void log_stage(const char* stage, double wall, double cpu) {
+  spdlog::debug("stage {}: {:.2f} s wall, {:.2f} s CPU ({:.2f} cores busy)", stage, wall, cpu, wall > 0 ? cpu / wall : 0.0);
+}
+
 void run_build(const BuildArgs& args) {
   // `plan` (and --dry-run) without --variant shows every variant of a recipe with a matrix:.
   if (args.all_variants || (args.dry_run && args.variant.empty() && recipe_has_variants(args.recipe, args.set)))
@@ -189,11 +201,13 @@ void run_build(const BuildArgs& args) {
   steps.strict = args.strict;
   steps.timings = &timings.steps;
   auto phase = std::chrono::steady_clock::now();
+  double cpu = cpu_seconds();
   LoadedPlan loaded = load_and_plan(args.recipe, args.set, plan_options, platform_override, steps, args.allow_paths, args.variant);
   if (loaded.recipe.variant_count > 0 && !loaded.recipe.variant)
     throw InputError(args.recipe + " has " + std::to_string(loaded.recipe.variant_count) + " variants (matrix:)",
                      "pass --variant NAME for one or --all-variants for all; `rockpack matrix " + args.recipe + "` lists them");
   timings.plan_seconds = seconds_since(phase);
+  log_stage("plan", timings.plan_seconds, cpu_seconds() - cpu);
   BuildPlan plan = std::move(loaded.plan);
   if (args.compression.empty() && loaded.recipe.compression) compression = Compression::parse(*loaded.recipe.compression);
   if (args.dry_run) {
@@ -220,9 +234,11 @@ void run_build(const BuildArgs& args) {
                              layer_cache ? &*layer_cache : nullptr};
   LayerBuilder builder(store, layer_options, &progress);
   phase = std::chrono::steady_clock::now();
+  cpu = cpu_seconds();
   AssembledImage assembled = assemble_image(plan, builder);
   log_layer_counts(assembled, layer_cache ? &*layer_cache : nullptr);
   timings.assemble_seconds = seconds_since(phase);
+  log_stage("layers", timings.assemble_seconds, cpu_seconds() - cpu);
   SealedImage sealed = seal(assembled.image);
   // The previous image is read before any output or push could replace it; not part of the build's time.
   std::optional<PreviousImage> previous;
@@ -236,11 +252,13 @@ void run_build(const BuildArgs& args) {
   documents_seconds += seconds_since(phase);
 
   phase = std::chrono::steady_clock::now();
+  cpu = cpu_seconds();
   for (const auto& out : outputs) {
     write_image(sealed, store, out, {plan.name, plan.tags}, plan.source_date_epoch);
     spdlog::info("wrote {}", out.str());
   }
   timings.output_seconds = seconds_since(phase);
+  log_stage("output", timings.output_seconds, cpu_seconds() - cpu);
   std::vector<std::string> pushed;
   if (!push_refs.empty()) {
     registry::MissingBlobFetcher fetch_missing;

@@ -10,6 +10,7 @@ struct GlobalOptions {
   std::string log_format = "text";  // text | json
   bool verbose = false;
   bool quiet = false;
+  unsigned jobs = 0;  // --jobs: worker threads for CPU-bound work (0: from the CPUs the process may use)
 };
 
 void add_build_command(CLI::App& app, GlobalOptions& global);

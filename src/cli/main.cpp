@@ -1,14 +1,34 @@
 // rockpack: builds OCI images from YAML recipes without a container daemon.
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
+
+#include <spdlog/spdlog.h>
 
 #include "cli/cli_reference.hpp"
 #include "cli/commands.hpp"
 #include "cli/logging.hpp"
 #include "cli/version_info.hpp"
 #include "recipe/diagnostics.hpp"
+#include "util/cpus.hpp"
 #include "util/error.hpp"
 #include "util/temp_files.hpp"
+
+namespace {
+
+// --jobs wins over ROCKPACK_JOBS, which must be a number when set; the decision (util/cpus.hpp)
+// goes to the debug log, where a CI log shows what a container's CPU limit made of it.
+void apply_jobs(const rp::cli::GlobalOptions& global) {
+  if (global.jobs) {
+    rp::set_jobs_override(global.jobs, "--jobs");
+  } else if (const char* env = std::getenv("ROCKPACK_JOBS"); env && *env && !rp::cpus::parse_jobs(env)) {
+    throw rp::InputError(std::string("ROCKPACK_JOBS=") + env + " is not a number of workers",
+                         "set it to a whole number from 1 to 4096, or unset it to use the CPUs this process may use");
+  }
+  spdlog::debug("workers: {}", rp::cpu_budget().describe());
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   rp::remove_temporaries_on_signal();
@@ -22,7 +42,14 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"text", "json"}));
   app.add_flag("-v,--verbose", global.verbose, "Log debug detail");
   app.add_flag("-q,--quiet", global.quiet, "Log warnings and errors only");
-  app.parse_complete_callback([&] { rp::cli::setup_logging(global); });
+  app.add_option("-j,--jobs", global.jobs,
+                 "Worker threads for CPU-bound work (default: the CPUs this process may use: affinity mask and cgroup "
+                 "CPU quota; also ROCKPACK_JOBS)")
+      ->check(CLI::Range(1, 4096));
+  app.parse_complete_callback([&] {
+    rp::cli::setup_logging(global);
+    apply_jobs(global);
+  });
 
   rp::cli::add_build_command(app, global);
   rp::cli::add_validate_command(app, global);

@@ -9,6 +9,7 @@
 #include <spdlog/version.h>
 
 #include "rockpack_build_info.hpp"
+#include "util/cpus.hpp"
 
 namespace rp::cli {
 
@@ -31,7 +32,8 @@ std::string version_text() {
          archive_version_string() + ", libcurl " + curl->version + (curl->ssl_version ? std::string(" (") + curl->ssl_version + ")" : "") +
          ", nlohmann_json " + std::to_string(NLOHMANN_JSON_VERSION_MAJOR) + "." + std::to_string(NLOHMANN_JSON_VERSION_MINOR) +
          ", spdlog " + std::to_string(SPDLOG_VER_MAJOR) + "." + std::to_string(SPDLOG_VER_MINOR) + "\n";
-  out += "transports:  oci:, oci-archive:, docker-archive:, registry (OCI distribution API)";
+  out += "transports:  oci:, oci-archive:, docker-archive:, registry (OCI distribution API)\n";
+  out += "workers:     " + cpu_budget().describe();
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "image/rootfs_view.hpp"
+#include "util/cpus.hpp"
 #include "util/deb822.hpp"
 #include "util/error.hpp"
 
@@ -161,7 +162,7 @@ Inventory take_inventory(const Image& image, const ContentStore& store, bool wit
 
 std::vector<Inventory> take_inventories(const std::vector<ImageBlobs>& images, const ContentStore& store,
                                         bool with_files, unsigned threads) {
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  if (threads == 0) threads = worker_count();
   // Every distinct blob once; a layer both images have (the same digest) is read for both.
   // Keyed by digest and diff_id: each diff_id a config claims is checked against the bytes.
   struct Job {

@@ -26,6 +26,7 @@
 #include "plan/sandbox_layers.hpp"
 #include "sandbox/materialize.hpp"
 #include "sandbox/sandbox.hpp"
+#include "util/cpus.hpp"
 #include "util/digest.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
@@ -550,7 +551,7 @@ StepOutput AptStep::plan(const StepContext& context) const {
   std::vector<std::function<void()>> work;
   for (size_t i = 0; i < debs.size(); ++i)
     work.push_back([&, i] { prepared[i] = prepare_deb(*context.store, debs[i].digest, jobs[i].what + " (.deb)"); });
-  run_parallel(work, std::max(1, static_cast<int>(std::thread::hardware_concurrency())));
+  run_parallel(work, static_cast<int>(worker_count()));
 
   view.add_entries(merged_usr);
 

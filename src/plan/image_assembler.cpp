@@ -1,6 +1,5 @@
 #include "plan/image_assembler.hpp"
 
-#include <chrono>
 
 namespace rp {
 
@@ -10,13 +9,13 @@ AssembledImage assemble_image(const BuildPlan& plan, LayerBuilder& builder) {
   out.image.config = plan.config;
   if (!out.image.config.contains("history")) out.image.config["history"] = nlohmann::json::array();
   out.image.annotations = plan.annotations;
-  for (const auto& layer : plan.layers) {
-    auto started = std::chrono::steady_clock::now();
-    BuiltLayer built = builder.build(layer.name, layer.entries, plan.name + "/" + layer.name);
-    out.layer_seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-    nlohmann::json history = {{"created", plan.created}, {"created_by", layer.created_by}};
-    out.image.add_layer(built.layer, history);
-    out.new_layers.push_back(built);
+  std::vector<LayerInput> inputs;
+  for (const auto& layer : plan.layers) inputs.push_back({layer.name, &layer.entries, plan.name + "/" + layer.name});
+  std::vector<BuiltLayer> built = builder.build_all(inputs, &out.layer_seconds);
+  for (size_t i = 0; i < plan.layers.size(); ++i) {
+    nlohmann::json history = {{"created", plan.created}, {"created_by", plan.layers[i].created_by}};
+    out.image.add_layer(built[i].layer, history);
+    out.new_layers.push_back(built[i]);
   }
   return out;
 }

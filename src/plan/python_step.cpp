@@ -30,6 +30,7 @@
 #include "python/wheel_installer.hpp"
 #include "therock/devel_expansion.hpp"
 #include "therock/rocm_package.hpp"
+#include "util/cpus.hpp"
 #include "util/digest.hpp"
 #include "util/error.hpp"
 #include "util/parallel.hpp"
@@ -536,7 +537,7 @@ std::vector<python::InstalledWheel> install_all(const StepContext& context, cons
   std::vector<std::function<void()>> work;
   for (size_t i = 0; i < resolved.size(); ++i)
     work.push_back([&, i] { installed[i] = install_one(context, resolved[i], wheels[i], target, additions); });
-  run_parallel(work, 4);
+  run_parallel(work, static_cast<int>(worker_count()));  // inflating members is CPU-bound
   finish_install(installed, target, additions);
   return installed;
 }

@@ -16,6 +16,7 @@
 #include "sandbox/materialize.hpp"
 #include "sandbox/sandbox.hpp"
 #include "sandbox/tree_diff.hpp"
+#include "util/cpus.hpp"
 #include "util/digest.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
@@ -91,7 +92,7 @@ void move_contents_to_store(std::vector<Entry>& entries, ContentStore& store) {
   std::vector<size_t> files;
   for (size_t i = 0; i < entries.size(); ++i)
     if (entries[i].type == EntryType::kFile && entries[i].content) files.push_back(i);
-  const size_t workers = std::max<size_t>(1, std::min<size_t>(8, std::thread::hardware_concurrency()));
+  const size_t workers = std::max<size_t>(1, std::min<size_t>(8, worker_count()));
   std::vector<std::function<void()>> work;
   for (size_t w = 0; w < workers; ++w)
     work.push_back([&, w] {

@@ -2,8 +2,13 @@
 // content that fails fails when the writer reaches it.
 #include <doctest/doctest.h>
 
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "assemble/read_ahead.hpp"
@@ -20,15 +25,63 @@ class FailingContent final : public rp::ContentSource {
   std::string describe() const override { return "a failing test content"; }
 };
 
+// A large content that writes some of its bytes and then fails.
+class FailingLargeContent final : public rp::ContentSource {
+ public:
+  uint64_t size() const override { return rp::ReadAhead::kMaxFileSize + 5; }
+  void write_to(rp::ByteSink& sink) const override {
+    std::string piece(3u << 20, 'x');
+    sink.write(piece.data(), piece.size());
+    throw rp::Error("read-ahead test: this large content fails");
+  }
+  std::string content_key() const override { return "failing-large"; }
+  std::string describe() const override { return "a failing large test content"; }
+};
+
+// Counts how many contents are produced at once: the first ones wait (up to 5 s) until `want` run
+// together, so the peak reaches `want` exactly when that many workers produce in parallel.
+struct Concurrency {
+  std::mutex mutex;
+  std::condition_variable changed;
+  int running = 0;
+  int peak = 0;
+  int want = 0;
+};
+class GatheringContent final : public rp::ContentSource {
+ public:
+  explicit GatheringContent(Concurrency& c) : c_(c) {}
+  uint64_t size() const override { return 1000; }
+  void write_to(rp::ByteSink& sink) const override {
+    {
+      std::unique_lock lock(c_.mutex);
+      c_.peak = std::max(c_.peak, ++c_.running);
+      c_.changed.notify_all();
+      c_.changed.wait_for(lock, std::chrono::seconds(5), [&] { return c_.peak >= c_.want; });
+      --c_.running;
+    }
+    std::string bytes(1000, 'g');
+    sink.write(bytes.data(), bytes.size());
+  }
+  std::string content_key() const override { return "gathering"; }
+  std::string describe() const override { return "a gathering test content"; }
+
+ private:
+  Concurrency& c_;
+};
+
 std::vector<rp::Entry> read_ahead_entries() {
   std::vector<rp::Entry> entries;
   for (int i = 0; i < 300; ++i) {
     rp::Entry e;
     e.path = "d/f" + std::to_string(i);
-    // Sizes from empty to beyond ReadAhead's budget, so that some files wait for room, one is
-    // written inline (over kMaxFileSize) and directories come between.
-    size_t size = i == 7 ? static_cast<size_t>(rp::ReadAhead::kMaxFileSize + 1) : static_cast<size_t>(i * 977 % 300000);
-    e.content = std::make_shared<rp::InlineContent>(std::string(size, static_cast<char>('a' + i % 26)));
+    // Sizes from empty to beyond ReadAhead's budget, so that some files wait for room, three are
+    // streamed through a pipe (over kMaxFileSize, two of them next to each other) and directories
+    // come between.
+    size_t size = static_cast<size_t>(i * 977 % 300000);
+    if (i == 7 || i == 150 || i == 151) size = static_cast<size_t>(rp::ReadAhead::kMaxFileSize + 1 + i);
+    std::string bytes(size, static_cast<char>('a' + i % 26));
+    for (size_t k = 0; k < bytes.size(); k += 4099) bytes[k] = static_cast<char>(k / 4099);  // pieces differ
+    e.content = std::make_shared<rp::InlineContent>(std::move(bytes));
     entries.push_back(e);
     if (i % 50 == 0) {
       rp::Entry dir;
@@ -87,4 +140,68 @@ TEST_CASE("read-ahead: a content that fails throws when the writer reaches it, a
   }
   CHECK(written == 120);
   CHECK(message.find("this content fails") != std::string::npos);
+}
+
+TEST_CASE("read-ahead: a large file that fails mid-stream throws when the writer reaches it") {
+  auto entries = read_ahead_entries();
+  entries[30].content = std::make_shared<FailingLargeContent>();
+  for (unsigned threads : {1u, 3u}) {
+    CAPTURE(threads);
+    rp::StringSink out;
+    rp::TarWriter tar(out, 1700000000);
+    rp::ReadAhead ahead(entries, tar, threads);
+    size_t written = 0;
+    std::string message;
+    try {
+      for (size_t i = 0; i < entries.size(); ++i) {
+        tar.add(entries[i], ahead.take(i));
+        ahead.release(i);
+        ++written;
+      }
+    } catch (const rp::Error& e) {
+      message = e.what();
+    }
+    CHECK(written == 30);
+    CHECK(message.find("this large content fails") != std::string::npos);
+  }
+}
+
+TEST_CASE("read-ahead: a layer abandoned while large files wait in their pipes stops its workers") {
+  // Entries 150 and 151 are large: their producers fill their pipes and wait; the writer stops at
+  // entry 100. The destructor must cancel them rather than wait forever.
+  auto entries = read_ahead_entries();
+  rp::StringSink out;
+  rp::TarWriter tar(out, 1700000000);
+  {
+    rp::ReadAhead ahead(entries, tar, 4);
+    for (size_t i = 0; i < 100; ++i) {
+      tar.add(entries[i], ahead.take(i));
+      ahead.release(i);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  CHECK(out.str().size() > 0);
+}
+
+TEST_CASE("read-ahead: every worker produces at once") {
+  for (unsigned threads : {2u, 4u}) {
+    CAPTURE(threads);
+    Concurrency c;
+    c.want = static_cast<int>(threads);
+    std::vector<rp::Entry> entries;
+    for (int i = 0; i < 40; ++i) {
+      rp::Entry e;
+      e.path = "g" + std::to_string(i);
+      e.content = std::make_shared<GatheringContent>(c);
+      entries.push_back(e);
+    }
+    rp::StringSink out;
+    rp::TarWriter tar(out, 1700000000);
+    rp::ReadAhead ahead(entries, tar, threads);
+    for (size_t i = 0; i < entries.size(); ++i) {
+      tar.add(entries[i], ahead.take(i));
+      ahead.release(i);
+    }
+    CHECK(c.peak == static_cast<int>(threads));
+  }
 }
