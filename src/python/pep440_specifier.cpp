@@ -35,7 +35,7 @@ std::string_view op_text(Specifier::Op op) {
   return "?";
 }
 
-[[noreturn]] void fail(std::string_view text, std::string_view why) {
+[[noreturn]] void fail_specifier(std::string_view text, std::string_view why) {
   throw InputError("invalid version specifier '" + printable(text) + "': " + std::string(why),
                    "specifiers look like '>=1.0', '==2.10.*', '~=1.4.5', '!=1.3', combined with ','");
 }
@@ -65,39 +65,39 @@ Specifier Specifier::parse(std::string_view text) {
       break;
     }
   }
-  if (!found) fail(text, "expected an operator (==, !=, <=, >=, <, >, ~=, ===)");
+  if (!found) fail_specifier(text, "expected an operator (==, !=, <=, >=, <, >, ~=, ===)");
   s = trim(s);
-  if (s.empty()) fail(text, "missing version after the operator");
+  if (s.empty()) fail_specifier(text, "missing version after the operator");
 
   if (spec.op_ == Op::kArbitrary) {
     // "===" compares strings; the operand may be anything without whitespace.
-    if (std::any_of(s.begin(), s.end(), is_space)) fail(text, "'===' operand may not contain spaces");
+    if (std::any_of(s.begin(), s.end(), is_space)) fail_specifier(text, "'===' operand may not contain spaces");
     spec.arbitrary_ = std::string(s);
     if (auto v = Version::try_parse(s)) spec.version_ = *v;
     return spec;
   }
 
   if (s.ends_with(".*")) {
-    if (spec.op_ != Op::kEqual && spec.op_ != Op::kNotEqual) fail(text, "'.*' is only allowed with == and !=");
+    if (spec.op_ != Op::kEqual && spec.op_ != Op::kNotEqual) fail_specifier(text, "'.*' is only allowed with == and !=");
     spec.wildcard_ = true;
     s.remove_suffix(2);
   }
   auto v = Version::try_parse(s);
-  if (!v) fail(text, "'" + printable(s) + "' is not a PEP 440 version");
+  if (!v) fail_specifier(text, "'" + printable(s) + "' is not a PEP 440 version");
   spec.version_ = *v;
 
   bool plain_release = !v->pre() && !v->post() && !v->dev() && !v->has_local();
-  if (spec.wildcard_ && !plain_release) fail(text, "'.*' may only follow a release number like 2.10");
+  if (spec.wildcard_ && !plain_release) fail_specifier(text, "'.*' may only follow a release number like 2.10");
   switch (spec.op_) {
     case Op::kCompatible:
-      if (v->has_local()) fail(text, "'~=' does not allow a local version label");
-      if (v->release().size() < 2) fail(text, "'~=' needs at least two release numbers, e.g. ~=1.4");
+      if (v->has_local()) fail_specifier(text, "'~=' does not allow a local version label");
+      if (v->release().size() < 2) fail_specifier(text, "'~=' needs at least two release numbers, e.g. ~=1.4");
       break;
     case Op::kLessEqual:
     case Op::kGreaterEqual:
     case Op::kLess:
     case Op::kGreater:
-      if (v->has_local()) fail(text, "ordered comparisons do not allow a local version label");
+      if (v->has_local()) fail_specifier(text, "ordered comparisons do not allow a local version label");
       break;
     default:
       break;
