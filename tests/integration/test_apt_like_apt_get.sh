@@ -77,7 +77,9 @@ apt:
   packages: [$(echo $PACKAGES | sed 's/ /, /g')]
   scripts: run
 EOF
+start=$SECONDS
 "$ROCKPACK" build img.yaml --cache-dir "$WORK/c1" -o "oci:$WORK/img:one" >d1.txt 2>cold1.log || fail "build failed: $(tail -n 30 cold1.log)"
+echo "rockpack, cold: $((SECONDS - start)) s"
 D1=$(tail -n 1 d1.txt)
 umoci unpack --image "$WORK/img:one" ours >/dev/null
 O=ours/rootfs
@@ -97,8 +99,10 @@ apt_get() {  # LOG ARGS...: apt-get in the chroot, /proc mounted only meanwhile
   umount "$T/proc"
   [ "$rc" -eq 0 ] || fail "apt-get $1 in the chroot failed: $(tail "$log")"
 }
+start=$SECONDS
 apt_get apt-update.log update
 apt_get apt-install.log -y --no-install-recommends install $PACKAGES
+echo "apt-get update + install in the chroot: $((SECONDS - start)) s"
 rm -f "$T/usr/sbin/policy-rc.d" "$T/etc/resolv.conf"
 
 # Pins: systemd from bookworm (not the backport), libbtrfs0 from backports (the base's pin),
