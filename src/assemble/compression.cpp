@@ -1,8 +1,10 @@
 #include "assemble/compression.hpp"
 
 #include <libdeflate.h>
+#define ZSTD_STATIC_LINKING_ONLY  // ZSTD_estimateCStreamSize: what a worker's context costs
 #include <zstd.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -86,13 +88,15 @@ class PassthroughCompressor final : public Compressor {
 // pigz-style parallel gzip on libdeflate: input is cut into fixed blocks, each compressed by a
 // worker into a complete gzip member, and the members are written in input order. The block size
 // fixes the output, so it never depends on the number of cores. Memory is bounded by the number of
-// blocks in flight.
+// blocks in flight: two per worker (one being compressed, one waiting), at most kMaxInFlight, each
+// 1 MiB of input and at most about 1 MiB of output -- 32 MiB a layer whatever the core count.
 class ParallelGzipCompressor final : public Compressor, private DeflatePassthrough {
  public:
   static constexpr size_t kBlockSize = 1 << 20;
+  static constexpr size_t kMaxInFlight = 16;
 
   ParallelGzipCompressor(ByteSink& out, int level, unsigned threads)
-      : out_(out), level_(level), max_in_flight_(2 * threads + 2) {
+      : out_(out), level_(level), max_in_flight_(std::min<size_t>(2 * size_t{threads} + 2, kMaxInFlight)) {
     current_.reserve(kBlockSize);
     for (unsigned i = 0; i < threads; ++i) workers_.emplace_back([this] { work(); });
   }
@@ -242,16 +246,34 @@ class ParallelGzipCompressor final : public Compressor, private DeflatePassthrou
 };
 
 // zstd with its own worker threads. nbWorkers >= 1 always: zstd's single-threaded mode emits a
-// different (equally valid) frame, and we want one output for every machine.
+// different (equally valid) frame, and we want one output for every machine. The job size is fixed
+// (kJobSize) for the same reason, and for memory: by default a job is 4 windows (8 MiB at level 3,
+// 16 MiB at level 10), and each worker holds its job's input and output and a context, about 19 MiB
+// a worker at level 3 -- 300 MiB on 16 cores. With 2 MiB jobs a worker needs its context and
+// window plus 4 MiB, and the workers are as many as kMemoryBudget allows (at least 2 when the pool
+// has 2, at most the pool's size): 8 at level 3, 2 at level 10. Past a few workers the layer's own
+// digests (one
+// SHA-256 each over the stream, about 1.7 GB/s) bound a layer anyway; two layers are written at
+// once (LayerBuilder::build_all).
 class ZstdCompressor final : public Compressor {
  public:
+  static constexpr size_t kJobSize = 2u << 20;
+  static constexpr size_t kMemoryBudget = 64u << 20;
+
+  static unsigned workers_for(int level, unsigned threads) {
+    size_t per_worker = ZSTD_estimateCStreamSize(level) + 2 * kJobSize;
+    size_t fit = std::max<size_t>(2, kMemoryBudget / per_worker);
+    return static_cast<unsigned>(std::max<size_t>(1, std::min<size_t>(threads, fit)));
+  }
+
   ZstdCompressor(ByteSink& out, int level, unsigned threads) : out_(out), ctx_(ZSTD_createCCtx()) {
     if (!ctx_) throw Error("zstd could not allocate a compression context");
     check(ZSTD_CCtx_setParameter(ctx_, ZSTD_c_compressionLevel, level));
     check(ZSTD_CCtx_setParameter(ctx_, ZSTD_c_checksumFlag, 1));
-    size_t r = ZSTD_CCtx_setParameter(ctx_, ZSTD_c_nbWorkers, static_cast<int>(threads));
+    size_t r = ZSTD_CCtx_setParameter(ctx_, ZSTD_c_nbWorkers, static_cast<int>(workers_for(level, threads)));
     if (ZSTD_isError(r))
       throw Error("this libzstd was built without multithreading", "install Debian's libzstd (it has it)");
+    check(ZSTD_CCtx_setParameter(ctx_, ZSTD_c_jobSize, static_cast<int>(kJobSize)));
     out_buf_.resize(ZSTD_CStreamOutSize());
   }
   ~ZstdCompressor() override { ZSTD_freeCCtx(ctx_); }
@@ -303,6 +325,8 @@ class ZstdCompressor final : public Compressor {
 };
 
 }  // namespace
+
+unsigned zstd_workers(int level, unsigned threads) { return ZstdCompressor::workers_for(level, resolve_threads(threads)); }
 
 std::unique_ptr<Compressor> make_compressor(const Compression& c, ByteSink& out, unsigned threads) {
   threads = resolve_threads(threads);

@@ -46,7 +46,12 @@ class Compressor : public ByteSink {
   virtual DeflatePassthrough* deflate_passthrough() { return nullptr; }
 };
 
-// threads = 0 means one per core.
+// threads = 0 means util/cpus.hpp's worker count.
 std::unique_ptr<Compressor> make_compressor(const Compression& c, ByteSink& out, unsigned threads = 0);
+
+// What the compressors start with `threads` workers, bounded by memory (compression.cpp): gzip keeps
+// at most 16 blocks of 1 MiB in flight whatever the workers; zstd runs as many workers (of
+// `threads`) as 64 MiB of contexts and 2 MiB jobs allow at that level, and at least 2.
+unsigned zstd_workers(int level, unsigned threads);
 
 }  // namespace rp

@@ -28,13 +28,13 @@ struct Cancelled {};  // thrown into a producer whose pipe was cancelled (the la
 // by a worker before any later one, so a full pipe never holds up the file the writer needs.
 class ReadAhead::Pipe final : public ContentStream {
  public:
-  void push(std::string piece, bool deflated) {
-    if (piece.empty()) return;
+  void push(std::shared_ptr<const std::string> piece, bool deflated) {
+    if (piece->empty()) return;
     std::unique_lock lock(mutex_);
-    changed_.wait(lock, [&] { return cancelled_ || queued_ == 0 || queued_ + piece.size() <= kPipeBytes; });
+    changed_.wait(lock, [&] { return cancelled_ || queued_ == 0 || queued_ + piece->size() <= kPipeBytes; });
     if (cancelled_) throw Cancelled{};
-    queued_ += piece.size();
-    queue_.push_back({std::make_shared<const std::string>(std::move(piece)), deflated});
+    queued_ += piece->size();
+    queue_.push_back({std::move(piece), deflated});
     changed_.notify_all();
   }
   void close(std::exception_ptr error) {
@@ -90,8 +90,9 @@ class PieceSink final : public ByteSink {
     }
   }
   void flush() {
-    pipe_.push(std::move(piece_), deflated_);
-    piece_ = std::string();
+    auto piece = std::make_shared<std::string>();
+    piece->swap(piece_);
+    pipe_.push(std::move(piece), deflated_);
   }
 
  private:

@@ -4,7 +4,7 @@
 // A layer is one tar stream, written in order by one thread. For a ROCm layer that thread did
 // everything per file: read the wheel member, inflate it, check its CRC-32 and RECORD hash, and only
 // then write it, so one core was busy and the rest of the machine waited (8.3 of the 10.7 s of a cold
-// ROCm build were that thread, measured with perf). Here up to one worker per core produces the
+// ROCm build were that thread, measured with perf). Here a pool of workers (util/cpus.hpp) produces the
 // contents of the next files (ContentSource::write_to or write_with_deflate, into memory) while the
 // writer writes the current one; the writer takes them in order, so the stream is byte for byte what
 // it was.
@@ -34,6 +34,8 @@ namespace rp {
 
 class ReadAhead {
  public:
+  // The wheel reader's limit for inflating a member in one call too (python/wheel_archive.cpp):
+  // a streamed member goes through zlib with small buffers, so its memory is its pipe.
   static constexpr uint64_t kMaxFileSize = 32u << 20;
   static constexpr uint64_t kMaxAheadBytes = 24u << 20;
   static constexpr uint64_t kPipeBytes = 4u << 20;   // a streamed file's pieces waiting in its pipe
@@ -41,7 +43,7 @@ class ReadAhead {
   class Pipe;  // (read_ahead.cpp)
 
   // `writer` says which entries it copies deflate streams of. `entries` and `writer` must outlive
-  // this object. threads = 0: one per core.
+  // this object. threads = 0: util/cpus.hpp's worker count.
   ReadAhead(const std::vector<Entry>& entries, const TarWriter& writer, unsigned threads);
   ~ReadAhead();  // stops the workers (waiting for the files they are reading)
   ReadAhead(const ReadAhead&) = delete;

@@ -1,4 +1,6 @@
 // rockpack: builds OCI images from YAML recipes without a container daemon.
+#include <malloc.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -31,6 +33,12 @@ void apply_jobs(const rp::cli::GlobalOptions& global) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // glibc gives each thread that allocates its own malloc arena (up to 8 per core), and a buffer
+  // freed by another thread goes back to the arena it came from, where it stays. A layer's
+  // read-ahead workers allocate the contents the writer frees, so with 16 workers the arenas held
+  // about 120 MiB more than the data in flight. Two arenas keep peak RSS bounded by what is in
+  // flight; small allocations still come from each thread's cache without a lock.
+  mallopt(M_ARENA_MAX, 2);
   rp::remove_temporaries_on_signal();
   CLI::App app{"rockpack: build reproducible OCI images for ROCm toolchains from YAML recipes, without a daemon"};
   app.set_version_flag("--version", [] { return rp::cli::version_text(); }, "Print the version, commit, build type and compiled-in libraries");

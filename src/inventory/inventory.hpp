@@ -59,7 +59,7 @@ struct ImageBlobs {
   const std::vector<fs::path>* blob_paths = nullptr;
 };
 // The inventories of several images at once: every distinct layer blob (by digest) is read once,
-// on `threads` threads (0: one per core), biggest first, each verified as it streams (its digest,
+// on `threads` threads (0: util/cpus.hpp's worker count), biggest first, each verified as it streams (its digest,
 // and its diff_id for a gzip or plain tar layer); then each
 // image's view is assembled from its layers in order (the images on their own threads). A layer two
 // images share is read once. Memory: the metadata of the layers' paths, not their contents, bounded

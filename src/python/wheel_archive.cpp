@@ -158,8 +158,9 @@ class MemberReader {
 // member is below it (the libraries are ~1,500 shared objects of a few MB).
 constexpr uint64_t kWholeInflateMax = 32u << 20;
 // Buffers up to this size stay allocated on their thread for the next member; larger ones are
-// freed after use, so a few large members do not keep tens of MB per thread.
-constexpr size_t kKeepBufferMax = 4u << 20;
+// freed after use, so a few large members do not keep tens of MB per thread. Each worker of a
+// layer's read-ahead keeps two (input and output): 2 MiB a worker, whatever the core count.
+constexpr size_t kKeepBufferMax = 1u << 20;
 
 struct InflateBuffers {
   std::string in, out;

@@ -1,0 +1,224 @@
+#!/usr/bin/env bash
+# Pull benchmark (not a test): what the image costs the CI jobs that pull it. rockpack's ROCm image
+# (the recipe of bench/rocm_bench.sh, zstd:10 as the nightly, its layers as rockpack writes them) against the peer's
+# (the same base and the same files as ONE gzip layer made with `tar | pigz -6`, as the shell peer
+# builds it), both pushed to a loopback registry (Debian's docker-registry), then pulled:
+#   - `ctr images pull --plain-http` into a fresh containerd (its own root, state and socket in a
+#     scratch directory, started and stopped here): downloaded, checked and unpacked into the
+#     overlayfs snapshotter -- what `docker pull` does with Docker 29's containerd image store;
+#   - `skopeo copy docker://... oci:DIR`: downloaded and checked, not unpacked.
+# Each pull starts from nothing (a new containerd root, an empty layout) after a `sync`; each runs
+# --runs N times (default 3) in turn and the table shows the medians.
+#   bench/pull_bench.sh [--scale rocm|small] [--runs N] [--compression zstd:10]   (ROCKPACK=path/to/rockpack)
+# Needs root (containerd, the Debian base), debootstrap once (cached), docker-registry, containerd,
+# ctr, skopeo, pigz, zstd.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+ROCKPACK=${ROCKPACK:-$root/build/rockpack}
+scale=rocm
+runs=3
+compression=zstd:10
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --scale) scale=${2:?--scale takes rocm or small}; shift 2 ;;
+    --runs) runs=${2:?--runs takes a number}; shift 2 ;;
+    --compression) compression=${2:?--compression takes gzip[:N] or zstd[:N]}; shift 2 ;;
+    -h | --help) sed -n '2,15p' "$0"; exit 0 ;;
+    *) echo "pull_bench: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+case "$scale" in rocm | small) ;; *) echo "pull_bench: --scale is rocm or small" >&2; exit 2 ;; esac
+case "$runs" in '' | *[!0-9]* | 0) echo "pull_bench: --runs takes a number from 1" >&2; exit 2 ;; esac
+[ -x "$ROCKPACK" ] || { echo "pull_bench: build rockpack first ($ROCKPACK)" >&2; exit 2; }
+for t in docker-registry containerd ctr skopeo pigz zstd python3 curl /usr/bin/time; do
+  command -v "$t" >/dev/null || { echo "pull_bench: $t is missing (tools/install-deps.sh)" >&2; exit 2; }
+done
+[ "$(id -u)" -eq 0 ] || { echo "pull_bench: needs root (containerd)" >&2; exit 2; }
+family=gfx94X-dcgpu
+version=7.10.0a20251121
+pyver=$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+
+# shellcheck source=lib.sh
+source "$root/bench/lib.sh"
+bench_setup pullbench
+
+# The mock index (the one bench/rocm_bench.sh uses and caches) and the Debian python3 base.
+gen=$root/tests/tools/make_therock_index.py
+cache=${ROCKPACK_BENCH_CACHE:-$HOME/.cache/rockpack-bench}
+index_dir=$cache/therock-$scale-$family-$version-py$pyver-$(sha256sum <"$gen" | cut -c1-12)
+mkdir -p "$cache"
+if [ ! -d "$index_dir" ]; then
+  echo "generating the $scale-scale mock TheRock index (once; cached in $index_dir)..." >&2
+  rm -rf "$index_dir.tmp"
+  python3 "$gen" "$index_dir.tmp" --family "$family" --versions "$version" --python "$pyver" --scale "$scale"
+  mv "$index_dir.tmp" "$index_dir"
+fi
+# shellcheck source=../tests/integration/lib/debian_base.sh
+source "$root/tests/integration/lib/debian_base.sh"
+rc=0
+ROCKPACK=$ROCKPACK debian_python_base "$work/base" || rc=$?
+[ "$rc" -eq 0 ] || { echo "pull_bench: no Debian python3 base (exit $rc)" >&2; exit 2; }
+python3 "$root/tests/tools/static_server.py" "$index_dir" --port 0 --port-file "$work/port" >"$work/server.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 1 100); do [ -s "$work/port" ] && break; sleep 0.1; done
+[ -s "$work/port" ] || { echo "pull_bench: the index server did not start" >&2; exit 1; }
+cat >"$work/recipe.yaml" <<EOF
+name: pullbench
+base: oci:$work/base:base
+python:
+  interpreter: /usr/bin/python3
+  venv: /opt/venv
+rocm:
+  source: therock
+  index: "http://127.0.0.1:$(cat "$work/port")/{family}/"
+  targets: gfx942
+  components: [libraries, devel]
+  version: latest
+EOF
+
+echo "building rockpack's image ($compression)..." >&2
+"$ROCKPACK" --quiet build "$work/recipe.yaml" --compression "$compression" -o "oci:$work/rp:t" --cache-dir "$work/store"
+
+# The peer's image: the base's layers, then everything above them unpacked into one tree and
+# written as one layer with tar | pigz -6 (what the shell peer pushes).
+echo "making the peer's image (one tar | pigz layer)..." >&2
+python3 - "$work/rp" "$work/base" "$work/layers.list" <<'P'
+import json, os, sys
+def image(d):
+    idx = json.load(open(os.path.join(d, "index.json")))
+    m = json.load(open(os.path.join(d, "blobs/sha256", idx["manifests"][0]["digest"][7:])))
+    return m
+base = {l["digest"] for l in image(sys.argv[2])["layers"]}
+with open(sys.argv[3], "w") as f:
+    for l in image(sys.argv[1])["layers"]:
+        if l["digest"] not in base:
+            f.write(os.path.join(sys.argv[1], "blobs/sha256", l["digest"][7:]) + "\n")
+P
+mkdir -p "$work/tree"
+# (zstd -dc reads gzip too: Debian's zstd is built with zlib)
+while read -r blob; do zstd -dcf "$blob" | tar -x -C "$work/tree" --numeric-owner; done <"$work/layers.list"
+tar --sort=name --numeric-owner -C "$work/tree" -cf "$work/peer.tar" .
+pigz -6 -c "$work/peer.tar" >"$work/peer.tar.gz"
+rm -rf "$work/tree"
+python3 - "$work/base" "$work/peer.tar" "$work/peer.tar.gz" "$work/peer" <<'P'
+import hashlib, json, os, shutil, sys
+base, tar, gz, out = sys.argv[1:5]
+def sha(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for c in iter(lambda: f.read(1 << 20), b""):
+            h.update(c)
+    return h.hexdigest()
+shutil.copytree(base, out)
+blobs = os.path.join(out, "blobs/sha256")
+idx = json.load(open(os.path.join(base, "index.json")))
+m = json.load(open(os.path.join(blobs, idx["manifests"][0]["digest"][7:])))
+c = json.load(open(os.path.join(blobs, m["config"]["digest"][7:])))
+layer = sha(gz)
+shutil.copyfile(gz, os.path.join(blobs, layer))
+c["rootfs"]["diff_ids"].append("sha256:" + sha(tar))
+c.setdefault("history", []).append({"created_by": "tar | pigz -6"})
+def put(obj):
+    data = json.dumps(obj, separators=(",", ":")).encode()
+    d = hashlib.sha256(data).hexdigest()
+    open(os.path.join(blobs, d), "wb").write(data)
+    return "sha256:" + d, len(data)
+cd, cs = put(c)
+m["config"] = {"mediaType": "application/vnd.oci.image.config.v1+json", "digest": cd, "size": cs}
+m["layers"].append({"mediaType": "application/vnd.oci.image.layer.v1.tar+gzip", "digest": "sha256:" + layer,
+                    "size": os.path.getsize(gz)})
+md, ms = put(m)
+json.dump({"schemaVersion": 2, "manifests": [{"mediaType": "application/vnd.oci.image.manifest.v1+json",
+           "digest": md, "size": ms, "annotations": {"org.opencontainers.image.ref.name": "t"}}]},
+          open(os.path.join(out, "index.json"), "w"))
+P
+rm -f "$work/peer.tar" "$work/peer.tar.gz"
+
+# The registry, and both images in it.
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+cat >"$work/registry.yml" <<YAML
+version: 0.1
+log: {level: error, accesslog: {disabled: true}}
+storage: {filesystem: {rootdirectory: $work/registry}}
+http: {addr: 127.0.0.1:$port, secret: pull-bench}
+YAML
+docker-registry serve "$work/registry.yml" >"$work/registry.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$port/v2/" && break; sleep 0.1; done
+reg=127.0.0.1:$port
+for img in rp peer; do
+  skopeo copy --quiet --dest-tls-verify=false "oci:$work/$img:t" "docker://$reg/bench/$img:t"
+done
+sizes() {  # layers, total compressed bytes, media types
+  python3 - "$1" <<'P'
+import json, os, sys
+d = sys.argv[1]
+idx = json.load(open(os.path.join(d, "index.json")))
+m = json.load(open(os.path.join(d, "blobs/sha256", idx["manifests"][0]["digest"][7:])))
+kinds = sorted({l["mediaType"].rsplit("+", 1)[-1] for l in m["layers"]})
+print(len(m["layers"]), sum(l["size"] for l in m["layers"]), "/".join(kinds))
+P
+}
+read -r rp_layers rp_bytes rp_kinds < <(sizes "$work/rp")
+read -r peer_layers peer_bytes peer_kinds < <(sizes "$work/peer")
+
+# A fresh containerd for each pull (its own root: nothing cached between pulls).
+ctrd_pid=""
+start_containerd() {
+  local d=$work/containerd
+  rm -rf "$d"
+  mkdir -p "$d/root" "$d/state"
+  cat >"$d/config.toml" <<TOML
+version = 2
+root = "$d/root"
+state = "$d/state"
+disabled_plugins = ["io.containerd.grpc.v1.cri"]
+[grpc]
+  address = "$d/sock"
+[ttrpc]
+  address = "$d/sock.ttrpc"
+[debug]
+  address = "$d/debug.sock"
+TOML
+  containerd --config "$d/config.toml" >"$work/containerd.log" 2>&1 &
+  ctrd_pid=$!
+  PIDS+=($ctrd_pid)
+  for _ in $(seq 1 100); do ctr --address "$d/sock" version >/dev/null 2>&1 && return 0; sleep 0.1; done
+  echo "pull_bench: containerd does not start: $(tail -3 "$work/containerd.log")" >&2
+  exit 1
+}
+stop_containerd() {
+  kill "$ctrd_pid" 2>/dev/null || true
+  wait "$ctrd_pid" 2>/dev/null || true
+  # Snapshots are mounts only while a container runs; none does. The root goes with the next start.
+}
+
+median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+: >"$work/ctr.rp" ; : >"$work/ctr.peer" ; : >"$work/skopeo.rp" ; : >"$work/skopeo.peer"
+for round in $(seq 1 "$runs"); do
+  for img in rp peer; do
+    start_containerd
+    measure "ctr_$img" ctr --address "$work/containerd/sock" -n bench images pull --plain-http "$reg/bench/$img:t"
+    echo "$WALL" >>"$work/ctr.$img"
+    eval "ctr_${img}_rss=\$RSS"
+    stop_containerd
+    rm -rf "$work/layout"
+    measure "skopeo_$img" skopeo copy --quiet --src-tls-verify=false "docker://$reg/bench/$img:t" "oci:$work/layout:t"
+    echo "$WALL" >>"$work/skopeo.$img"
+    rm -rf "$work/layout"
+  done
+  echo "round $round: ctr rockpack $(tail -n1 "$work/ctr.rp") s, peer $(tail -n1 "$work/ctr.peer") s;" \
+    "skopeo rockpack $(tail -n1 "$work/skopeo.rp") s, peer $(tail -n1 "$work/skopeo.peer") s" >&2
+done
+ctr_rp=$(median <"$work/ctr.rp") ctr_peer=$(median <"$work/ctr.peer")
+sk_rp=$(median <"$work/skopeo.rp") sk_peer=$(median <"$work/skopeo.peer")
+mb() { awk -v b="$1" 'BEGIN {printf "%.1f MB", b / 1e6}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2fx", (b > 0) ? a / b : 0}'; }
+echo
+echo "Pull of the ROCm image ($scale scale, $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg), medians of $runs):"
+echo
+echo "| image | layers | compressed | ctr images pull (+unpack) | skopeo copy to oci: |"
+echo "|---|---|---|---|---|"
+echo "| rockpack ($compression; base layers $rp_kinds) | $rp_layers | $(mb "$rp_bytes") | ${ctr_rp} s | ${sk_rp} s |"
+echo "| peer (one $peer_kinds layer from tar \\| pigz) | $peer_layers | $(mb "$peer_bytes") | ${ctr_peer} s | ${sk_peer} s |"
+echo "| speed-up | | | $(ratio "$ctr_peer" "$ctr_rp") | $(ratio "$sk_peer" "$sk_rp") |"
