@@ -40,7 +40,7 @@ DEPENDS = {
     # What images hold (packages, files) and how two differ; reads any image, never builds one.
     "inventory": ["util", "entries", "store", "image", "output", "registry"],
     # SBOM documents (SPDX, CycloneDX) from plain component records.
-    "sbom": ["net"],
+    "sbom": ["util", "net"],
     # The build report (JSON, Markdown, the reader of a previous one) from plain records.
     "report": ["util"],
     "cli": ["util", "entries", "net", "store", "image", "assemble", "fetch", "output", "registry", "recipe", "python",

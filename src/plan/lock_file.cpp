@@ -23,7 +23,7 @@ bool component_less(const ResolvedComponent& a, const ResolvedComponent& b) {
 }
 
 json component_json(const ResolvedComponent& c) {
-  return {{"kind", c.kind},     {"name", c.name},     {"version", c.version}, {"filename", c.filename},
+  return {{"kind", std::string(component_kind_name(c.kind))},     {"name", c.name},     {"version", c.version}, {"filename", c.filename},
           {"url", c.url},       {"sha256", c.sha256}, {"size", c.size},       {"origin", c.origin},
           {"layer", c.layer},   {"requested", c.requested}};
 }
@@ -77,7 +77,10 @@ class Reader {
   ResolvedComponent component(const json& c, const std::string& field) const {
     if (!c.is_object()) fail(field, "expected an object");
     ResolvedComponent out;
-    out.kind = string(c, field, "kind");
+    const std::string kind = string(c, field, "kind");
+    auto parsed = parse_package_kind(kind);
+    if (!parsed) fail(field + "kind", "'" + kind.substr(0, 80) + "' is no component kind rockpack writes");
+    out.kind = *parsed;
     out.name = string(c, field, "name");
     out.version = string(c, field, "version");
     out.filename = string(c, field, "filename");
@@ -91,7 +94,7 @@ class Reader {
     const json& requested = member(c, field, "requested");
     if (!requested.is_boolean()) fail(field + "requested", "expected true or false");
     out.requested = requested.get<bool>();
-    if (out.kind.empty() || out.name.empty()) fail(field, "a component needs a kind and a name");
+    if (out.name.empty()) fail(field, "a component needs a kind and a name");
     bool hex = out.sha256.size() == 64 &&
                std::all_of(out.sha256.begin(), out.sha256.end(), [](char ch) { return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f'); });
     if (!hex) fail(field + "sha256", "expected 64 lowercase hex digits, got '" + out.sha256.substr(0, 80) + "'");
