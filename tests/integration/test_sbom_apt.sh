@@ -78,7 +78,7 @@ for name, (p, purl) in every.items():
     m = re.match(r"^pkg:deb/debian/([^@]+)@([^?]+)\?arch=([^&]+)&distro=([^&]+)(&epoch=([0-9]+))?$", purl)
     assert m, purl
     version = (m.group(6) + ":" if m.group(6) else "") + urllib.parse.unquote(m.group(2))
-    assert (m.group(1), version, m.group(3), m.group(4)) == (name, d["version"], d["arch"], "debian-" + debian_version), (purl, d)
+    assert (urllib.parse.unquote(m.group(1)), version, m.group(3), m.group(4)) == (name, d["version"], d["arch"], "debian-" + debian_version), (purl, d)
     assert p["versionInfo"] == d["version"], (p["versionInfo"], d)
     if name in added:
         assert re.match(r"^[0-9a-f]{64}$", p["checksums"][0]["checksumValue"]), p
