@@ -24,7 +24,7 @@ constexpr uint64_t kMaxReportBytes = 16u << 20;  // as report::parse_report acce
 
 report::Package package_from_json(const nlohmann::json& j) {
   report::Package p;
-  p.kind = j.value("kind", "");
+  p.kind = parse_package_kind(j.value("kind", "")).value_or(PackageKind::kPython);  // inventory::diff wrote it
   p.name = j.value("name", "");
   p.version = j.value("version", "");
   return p;
@@ -232,10 +232,16 @@ namespace {
 std::vector<inventory::Package> packages_of(const std::vector<report::Package>& packages, const Image& image) {
   std::vector<inventory::Package> out;
   for (const auto& p : packages) {
+    switch (p.kind) {
+      case PackageKind::kDeb:
+      case PackageKind::kPython: break;
+      // No package an image lists: an interpreter archive, the base; ROCm comes from the labels below.
+      case PackageKind::kPythonInterpreter:
+      case PackageKind::kBaseImage:
+      case PackageKind::kRocm: continue;
+    }
     inventory::Package q;
-    if (p.kind == "python-package") q.kind = "python";
-    else if (p.kind == "apt-package") q.kind = "deb";
-    else continue;
+    q.kind = p.kind;
     q.name = p.name;
     q.version = p.version;
     out.push_back(std::move(q));
@@ -278,7 +284,8 @@ void compare_with_previous(report::Report& report, const Image& image, const Pre
   for (const auto& p : d["packages"]["added"]) c.added.push_back(package_from_json(p));
   for (const auto& p : d["packages"]["removed"]) c.removed.push_back(package_from_json(p));
   for (const auto& p : d["packages"]["changed"])
-    c.changed.push_back({p.value("kind", ""), p.value("name", ""), p.value("old", ""), p.value("new", "")});
+    c.changed.push_back({parse_package_kind(p.value("kind", "")).value_or(PackageKind::kPython), p.value("name", ""),
+                         p.value("old", ""), p.value("new", "")});
 
   // Layers: one of this image's layers is reused when the previous image has one with its diff_id
   // (each previous layer counts once, as `rockpack diff` matches them).

@@ -248,7 +248,7 @@ void run_build(const BuildArgs& args) {
   double documents_seconds = 0;
   phase = std::chrono::steady_clock::now();
   // Made once: written next to the image and attached to every pushed tag.
-  const std::string sbom = args.sbom_file.empty() ? std::string() : sbom_text(plan, sealed, args.sbom_format);
+  const std::string sbom = args.sbom_file.empty() ? std::string() : sbom_text(plan, sealed, store, args.sbom_format);
   documents_seconds += seconds_since(phase);
 
   phase = std::chrono::steady_clock::now();

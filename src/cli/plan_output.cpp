@@ -51,8 +51,9 @@ nlohmann::json plan_json(const BuildPlan& plan, const ContentStore& store, const
   out["layers"] = layers;
   nlohmann::json components = nlohmann::json::array();
   for (const auto& [step, c] : plan.components)
-    components.push_back({{"step", step}, {"kind", c.kind}, {"name", c.name}, {"version", c.version}, {"url", c.url},
-                          {"sha256", c.sha256}, {"size", c.size}, {"origin", c.origin}, {"layer", c.layer},
+    components.push_back({{"step", step}, {"kind", std::string(component_kind_name(c.kind))}, {"name", c.name},
+                          {"version", c.version}, {"url", c.url}, {"sha256", c.sha256}, {"size", c.size},
+                          {"origin", c.origin}, {"layer", c.layer},
                           {"verification", c.verification.empty() ? "hash" : c.verification}});
   out["components"] = components;
   out["resolution"] = resolution_json(plan);

@@ -285,9 +285,21 @@ void RootfsView::apply_layer(const LayerRead& layer) {
 }
 
 void RootfsView::add_entries(const std::vector<Entry>& entries) {
+  // OCI whiteouts among the entries (a run: step's deletions) hide what the layers below hold, as
+  // apply_layer does: first, whatever their place in the list.
   for (const auto& entry : entries) {
     auto key = member_key(entry.path);
     if (!key) continue;
+    std::string base = path_base(*key);
+    if (base == kOpaqueMarker) remove_subtree(parent_key(*key), true);
+    else if (base.rfind(kWhiteoutPrefix, 0) == 0 && base.size() > std::strlen(kWhiteoutPrefix))
+      remove_subtree(parent_key(*key).empty() ? base.substr(std::strlen(kWhiteoutPrefix))
+                                              : parent_key(*key) + "/" + base.substr(std::strlen(kWhiteoutPrefix)), false);
+  }
+  for (const auto& entry : entries) {
+    auto key = member_key(entry.path);
+    if (!key) continue;
+    if (path_base(*key).rfind(kWhiteoutPrefix, 0) == 0) continue;
     if (entry.type == EntryType::kHardlink) {
       auto target_key = member_key(entry.link_target);
       auto target = target_key ? nodes_.find(through_parent_symlinks(*target_key)) : nodes_.end();

@@ -84,7 +84,8 @@ class RootfsView : public FileTree {
   // members (diff lists them, escaped); the base check refuses them.
   static std::string unsafe_member(const LayerRead& layer);
   // Planned entries (paths relative to the root); file contents are read on demand from their
-  // ContentSource. Later entries replace earlier ones at the same path.
+  // ContentSource. Later entries replace earlier ones at the same path; whiteout entries (".wh.<name>",
+  // ".wh..wh..opq", as a run: step's layer has them) remove what is below, as in a layer.
   void add_entries(const std::vector<Entry>& entries);
 
   // Paths are accepted with or without a leading '/'. Symlinks in the parent components are

@@ -66,10 +66,10 @@ json layer_changes(const Inventory& a, const Inventory& b) {
 
 json package_changes(const Inventory& a, const Inventory& b) {
   // One key per installed copy: a package may sit in two site directories, or in two architectures.
-  using Key = std::tuple<std::string, std::string, std::string>;  // kind, name, arch or location
+  using Key = std::tuple<PackageKind, std::string, std::string>;  // kind, name, arch or location
   // Python: the site directory (the .dist-info name carries the version) and the PEP 503 name.
   auto key = [](const Package& p) {
-    if (p.kind != "python") return Key{p.kind, p.name, p.arch};
+    if (p.kind != PackageKind::kPython) return Key{p.kind, p.name, p.arch};
     std::string name;
     for (char c : p.name) {
       char l = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -132,7 +132,10 @@ json diff(const Inventory& a, const Inventory& b) {
   json out;
   auto side = [](const Inventory& i) {
     json counts = json::object();
-    for (const auto& p : i.packages) counts[p.kind] = counts.value(p.kind, 0) + 1;
+    for (const auto& p : i.packages) {
+      const std::string kind(inventory_kind_name(p.kind));
+      counts[kind] = counts.value(kind, 0) + 1;
+    }
     return json{{"source", i.source}, {"digest", i.manifest_digest}, {"packages", counts}};
   };
   out["a"] = side(a);

@@ -224,7 +224,7 @@ std::map<std::string, std::vector<std::string>> apt_lock_inputs(const recipe::Ap
 void check_locked_debs(const StepLock& locked, const std::string& lock_path, const AptRecord& record) {
   std::map<std::string, const ResolvedComponent*> want, have;
   for (const auto& c : locked.components)
-    if (c.kind == "apt-package") want[c.name] = &c;
+    if (c.kind == PackageKind::kDeb) want[c.name] = &c;
   for (const auto& p : record.packages) have[p.component.name] = &p.component;
   std::vector<std::string> differences;
   for (const auto& [name, c] : want) {
@@ -466,7 +466,7 @@ StepOutput AptStep::plan(const StepContext& context) const {
     const apt::Package& p = r.package;
     const AptSourceState& src = indexes.sources.at(static_cast<size_t>(p.origin));
     AptPackageRecord rec;
-    rec.component.kind = "apt-package";
+    rec.component.kind = PackageKind::kDeb;
     rec.component.name = p.name;
     rec.component.version = p.version.str();
     rec.component.url = net::redact_url(src.deb_base + "/" + p.filename);

@@ -20,7 +20,7 @@
 namespace rp {
 
 struct AptPackageRecord {
-  ResolvedComponent component;  // kind "apt-package"; origin = the source
+  ResolvedComponent component;  // kind kDeb; origin = the source
   std::string architecture;
   std::string source_package;
   std::string source_version;

@@ -24,9 +24,16 @@ bool component_less(const ResolvedComponent& a, const ResolvedComponent& b) {
 }
 
 json component_json(const ResolvedComponent& c) {
-  json out = {{"kind", c.kind},     {"name", c.name},     {"version", c.version}, {"filename", c.filename},
-              {"url", c.url},       {"sha256", c.sha256}, {"size", c.size},       {"origin", c.origin},
-              {"layer", c.layer},   {"requested", c.requested}};
+  json out = {{"kind", std::string(component_kind_name(c.kind))},
+              {"name", c.name},
+              {"version", c.version},
+              {"filename", c.filename},
+              {"url", c.url},
+              {"sha256", c.sha256},
+              {"size", c.size},
+              {"origin", c.origin},
+              {"layer", c.layer},
+              {"requested", c.requested}};
   // Only when set, so locks of indexes with hashes keep their shape.
   if (!c.verification.empty()) out["verification"] = c.verification;
   return out;
@@ -81,7 +88,10 @@ class Reader {
   ResolvedComponent component(const json& c, const std::string& field) const {
     if (!c.is_object()) fail(field, "expected an object");
     ResolvedComponent out;
-    out.kind = string(c, field, "kind");
+    const std::string kind = string(c, field, "kind");
+    auto parsed = parse_package_kind(kind);
+    if (!parsed) fail(field + "kind", "'" + kind.substr(0, 80) + "' is no component kind rockpack writes");
+    out.kind = *parsed;
     out.name = string(c, field, "name");
     out.version = string(c, field, "version");
     out.filename = string(c, field, "filename");
@@ -99,10 +109,10 @@ class Reader {
       if (!v->is_string() || *v != "tls-only") fail(field + "verification", "expected \"tls-only\"");
       out.verification = v->get<std::string>();
     }
-    if (out.kind.empty() || out.name.empty()) fail(field, "a component needs a kind and a name");
+    if (out.name.empty()) fail(field, "a component needs a kind and a name");
     // Every one of these reaches the SBOM, the report and the terminal: a control character
     // (an escape sequence in a name) is no part of any real name, version, file name or URL.
-    for (const auto& [key, value] : {std::pair<const char*, const std::string*>{"kind", &out.kind}, {"name", &out.name},
+    for (const auto& [key, value] : {std::pair<const char*, const std::string*>{"name", &out.name},
                                      {"version", &out.version}, {"filename", &out.filename}, {"url", &out.url},
                                      {"origin", &out.origin}, {"layer", &out.layer}})
       if (std::any_of(value->begin(), value->end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f; }))

@@ -19,6 +19,7 @@
 #include "image/image.hpp"
 #include "image/rootfs_view.hpp"
 #include "recipe/model.hpp"
+#include "util/package_kind.hpp"
 #include "util/spdx_license.hpp"
 
 namespace rp {
@@ -32,7 +33,7 @@ struct LayerPlan {
 
 // One thing a step resolved to exact content: the future lock-file entry and SBOM component.
 struct ResolvedComponent {
-  std::string kind;     // "python-interpreter", "python-package", "rocm", "apt-package", ...
+  PackageKind kind = PackageKind::kPython;  // kPython, kPythonInterpreter, kDeb
   std::string name;
   std::string version;
   std::string url;      // where it came from, credentials removed

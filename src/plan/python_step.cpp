@@ -292,8 +292,9 @@ PlannedInterpreter plan_interpreter(const StepContext& context, const recipe::Py
     path = s.prefix + "/bin/python3";
     out.standalone = {{"url", net::redact_url(job.url)}, {"sha256", s.sha256}, {"prefix", s.prefix}};
     out.standalone_bin = s.prefix + "/bin";
-    out.archive = ResolvedComponent{"python-interpreter", "cpython", "", net::redact_url(job.url), digest_hex(got.digest),
-                                    got.size, "standalone", kInterpreterLayer, archive_name, true, {}, "", {}, ""};
+    out.archive = ResolvedComponent{PackageKind::kPythonInterpreter, "cpython", "", net::redact_url(job.url),
+                                    digest_hex(got.digest), got.size, "standalone", kInterpreterLayer, archive_name,
+                                    true, {}, "", {}, ""};
   } else {
     path = *py.interpreter;
   }
@@ -560,7 +561,7 @@ void assign_layers(const recipe::PythonSection& effective, const std::vector<pyt
     std::string layer = assigner.layer_for(resolved[i].name, artifact);
     names_by_layer[layer].push_back(resolved[i].name + "==" + resolved[i].version.to_string());
     PythonPackageRecord p;
-    p.component.kind = "python-package";
+    p.component.kind = PackageKind::kPython;
     // From the file when it was read (install_one checked it against the resolution): the records
     // say what the image holds.
     p.component.name = installed.empty() ? resolved[i].name : installed[i].normalized_name;
@@ -664,7 +665,7 @@ void locked_packages(const StepLock& locked, const std::string& lock_path, const
                      std::vector<python::ResolvedPackage>& resolved, std::vector<python::WheelArtifact>& artifacts) {
   std::vector<ResolvedComponent> packages;
   for (const auto& c : locked.components)
-    if (c.kind == "python-package") packages.push_back(c);
+    if (c.kind == PackageKind::kPython) packages.push_back(c);
   std::sort(packages.begin(), packages.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   for (const auto& c : packages) {
     python::Version version;
@@ -698,7 +699,7 @@ void locked_packages(const StepLock& locked, const std::string& lock_path, const
 void keep_locked_versions(const StepLock& locked, const LockUse& use, python::PackageFinder& finder,
                           std::vector<python::Requirement>& constraints) {
   for (const auto& c : locked.components) {
-    if (c.kind != "python-package" || !use.keeps(c.name)) continue;
+    if (c.kind != PackageKind::kPython || !use.keeps(c.name)) continue;
     constraints.push_back(python::Requirement::parse(c.name + "==" + c.version));
     finder.pin_hashes(c.name, {c.sha256});
   }

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "util/package_kind.hpp"
+
 namespace rp::report {
 
 // The version of the JSON layout below; a reader refuses a report of a newer one.
@@ -45,15 +47,16 @@ struct StepReport {
 };
 
 struct Package {
-  std::string kind;  // the plan's component kind ("python-package", "apt-package", "rocm", ...) or an
-                     // inventory kind ("deb", "python", "rocm") in a comparison
+  // Written as the plan names it ("python-package", "apt-package", ...) in the package list, as
+  // `rockpack diff` names it ("python", "deb", "rocm") in a comparison; read in either spelling.
+  PackageKind kind = PackageKind::kPython;
   std::string name;
   std::string version;
   std::string layer;  // the layer it went into; empty when unknown
 };
 
 struct PackageChange {
-  std::string kind;
+  PackageKind kind = PackageKind::kPython;
   std::string name;
   std::string old_version;
   std::string new_version;

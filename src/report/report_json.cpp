@@ -19,8 +19,9 @@ constexpr size_t kMaxReportBytes = 16u << 20;
 double round_to(double v, double unit) { return std::round(v / unit) * unit; }
 double seconds(double s) { return round_to(s, 0.001); }
 
-json package_json(const Package& p) {
-  json j = {{"kind", p.kind}, {"name", p.name}, {"version", p.version}};
+// `kind_name`: component_kind_name (the package list) or inventory_kind_name (a comparison).
+json package_json(const Package& p, std::string_view (*kind_name)(PackageKind)) {
+  json j = {{"kind", std::string(kind_name(p.kind))}, {"name", p.name}, {"version", p.version}};
   if (!p.layer.empty()) j["layer"] = p.layer;
   return j;
 }
@@ -74,10 +75,11 @@ json comparison_json(const Comparison& c) {
             {"duration_delta_s", c.duration_delta_s ? json(seconds(*c.duration_delta_s)) : json()},
             {"duration_note", c.duration_note},
             {"packages_note", c.packages_note}};
-  for (const auto& p : c.added) j["packages"]["added"].push_back(package_json(p));
-  for (const auto& p : c.removed) j["packages"]["removed"].push_back(package_json(p));
+  for (const auto& p : c.added) j["packages"]["added"].push_back(package_json(p, inventory_kind_name));
+  for (const auto& p : c.removed) j["packages"]["removed"].push_back(package_json(p, inventory_kind_name));
   for (const auto& p : c.changed)
-    j["packages"]["changed"].push_back({{"kind", p.kind}, {"name", p.name}, {"old", p.old_version}, {"new", p.new_version}});
+    j["packages"]["changed"].push_back({{"kind", std::string(inventory_kind_name(p.kind))}, {"name", p.name},
+                                        {"old", p.old_version}, {"new", p.new_version}});
   return j;
 }
 
@@ -147,7 +149,7 @@ std::string to_json_text(const Report& r) {
   if (!r.base.empty()) j["base"] = {{"name", r.base}, {"digest", r.base_digest}};
   for (const auto& s : r.steps) j["steps"].push_back(step_json(s));
   for (const auto& l : r.layers) j["layers"].push_back(layer_json(l));
-  for (const auto& p : r.packages) j["packages"].push_back(package_json(p));
+  for (const auto& p : r.packages) j["packages"].push_back(package_json(p, component_kind_name));
   if (r.comparison) j["comparison"] = comparison_json(*r.comparison);
   return j.dump(2) + "\n";
 }
@@ -232,7 +234,10 @@ Report parse_report(const std::string& text, const std::string& where) {
       const std::string path = "packages[" + std::to_string(i) + "].";
       const json& p = (*packages)[i];
       if (!p.is_object()) in.fail(path.substr(0, path.size() - 1) + " is not an object");
-      r.packages.push_back({in.string(p, "kind", path), in.string(p, "name", path), in.string(p, "version", path, false),
+      const std::string kind = in.string(p, "kind", path);
+      auto parsed = parse_package_kind(kind);
+      if (!parsed) in.fail(path + "kind \"" + kind + "\" is no package kind rockpack knows");
+      r.packages.push_back({*parsed, in.string(p, "name", path), in.string(p, "version", path, false),
                             in.string(p, "layer", path, false)});
     }
   }

@@ -50,7 +50,7 @@ std::string signed_mb(double mb) { return format(mb >= 0 ? "+%.2f MB" : "%.2f MB
 void packages_table(std::ostringstream& out, const char* title, const std::vector<Package>& list) {
   if (list.empty()) return;
   out << "\n**" << title << "** (" << list.size() << ")\n\n| kind | package | version |\n|---|---|---|\n";
-  for (const auto& p : list) out << "| " << cell(p.kind) << " | " << code(p.name) << " | " << code(p.version) << " |\n";
+  for (const auto& p : list) out << "| " << cell(std::string(inventory_kind_name(p.kind))) << " | " << code(p.name) << " | " << code(p.version) << " |\n";
 }
 
 }  // namespace
@@ -120,7 +120,7 @@ std::string to_markdown(const Report& r) {
     if (!c.changed.empty()) {
       out << "\n**Changed packages** (" << c.changed.size() << ")\n\n| kind | package | old | new |\n|---|---|---|---|\n";
       for (const auto& p : c.changed)
-        out << "| " << cell(p.kind) << " | " << code(p.name) << " | " << code(p.old_version) << " | "
+        out << "| " << cell(std::string(inventory_kind_name(p.kind))) << " | " << code(p.name) << " | " << code(p.old_version) << " | "
             << code(p.new_version) << " |\n";
     }
     packages_table(out, "Added packages", c.added);

@@ -18,6 +18,8 @@ using nlohmann::json;
 
 // Percent-encodes what a purl component may not hold as is ('+' may stay, as in "2.1.0+rocm6.4").
 std::string encode(const std::string& s) { return net::url_encode(s, "+"); }
+// A name's '+' is encoded too ("libstdc%2B%2B6"), as trivy and packageurl-go write it.
+std::string encode_name(const std::string& s) { return net::url_encode(s, ""); }
 
 // PEP 503 normalization, as the pypi purl type asks.
 std::string pypi_name(const std::string& name) {
@@ -35,7 +37,7 @@ std::string pypi_name(const std::string& name) {
 
 // SPDX identifiers allow letters, digits, '.' and '-'.
 std::string spdx_id(const Component& c, size_t index) {
-  std::string id = "SPDXRef-Package-" + c.kind + "-" + c.name + "-" + std::to_string(index);
+  std::string id = "SPDXRef-Package-" + std::string(component_kind_name(c.kind)) + "-" + c.name + "-" + std::to_string(index);
   for (char& ch : id)
     if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '-') ch = '-';
   return id;
@@ -43,7 +45,8 @@ std::string spdx_id(const Component& c, size_t index) {
 
 std::vector<Component> sorted(std::vector<Component> v) {
   std::sort(v.begin(), v.end(), [](const Component& a, const Component& b) {
-    return std::tie(a.kind, a.name, a.version, a.url, a.arch) < std::tie(b.kind, b.name, b.version, b.url, b.arch);
+    return std::tie(a.kind, a.name, a.version, a.url, a.arch, a.location) <
+           std::tie(b.kind, b.name, b.version, b.url, b.arch, b.location);
   });
   return v;
 }
@@ -65,26 +68,80 @@ std::string serial_from(const std::string& hex) {
 
 std::string purl(const Component& c) {
   const std::string at = c.version.empty() ? "" : "@" + encode(c.version);
-  if (c.kind == "python-package" || c.kind == "rocm" || c.kind.starts_with("rocm-"))
-    return "pkg:pypi/" + encode(pypi_name(c.name)) + at;
-  if (c.kind == "apt-package" || c.kind == "deb") {
-    std::string p = "pkg:deb/debian/" + encode(c.name) + at;
-    if (!c.arch.empty()) p += "?arch=" + encode(c.arch);
-    return p;
-  }
-  if (c.kind == "base-image") {
-    // pkg:oci/NAME@sha256%3AHEX?repository_url=REGISTRY/REPO
-    std::string repo = c.name;
-    std::string last = repo.substr(repo.rfind('/') == std::string::npos ? 0 : repo.rfind('/') + 1);
-    std::string p = "pkg:oci/" + encode(last);
-    if (!c.version.empty()) p += "@" + encode(c.version);
-    if (!repo.empty() && repo != last) p += "?repository_url=" + encode(repo);
-    return p;
+  switch (c.kind) {
+    case PackageKind::kPython:
+    case PackageKind::kRocm:  // the rocm sdist, on the same indexes as its wheels
+      return "pkg:pypi/" + encode(pypi_name(c.name)) + at;
+    case PackageKind::kDeb: {
+      // pkg:deb/ubuntu/libc6@2.35-0ubuntu3.8?arch=amd64&distro=ubuntu-22.04, qualifiers sorted. An
+      // epoch ("1:4.13+dfsg1-1") goes into the epoch qualifier, as trivy writes it.
+      std::string version = c.version, epoch;
+      if (auto colon = version.find(':'); colon != std::string::npos && colon > 0 &&
+                                          version.find_first_not_of("0123456789") == colon) {
+        epoch = version.substr(0, colon);
+        version = version.substr(colon + 1);
+      }
+      std::string p = "pkg:deb/" + encode(c.distro_id.empty() ? "debian" : c.distro_id) + "/" + encode_name(c.name) +
+                      (version.empty() ? "" : "@" + encode(version));
+      std::vector<std::string> qualifiers;
+      if (!c.arch.empty()) qualifiers.push_back("arch=" + encode(c.arch));
+      if (!c.distro.empty()) qualifiers.push_back("distro=" + encode(c.distro));
+      if (!epoch.empty()) qualifiers.push_back("epoch=" + epoch);
+      for (size_t i = 0; i < qualifiers.size(); ++i) p += (i == 0 ? "?" : "&") + qualifiers[i];
+      return p;
+    }
+    case PackageKind::kBaseImage: {
+      // pkg:oci/NAME@sha256%3AHEX?repository_url=REGISTRY/REPO
+      std::string repo = c.name;
+      std::string last = repo.substr(repo.rfind('/') == std::string::npos ? 0 : repo.rfind('/') + 1);
+      std::string p = "pkg:oci/" + encode(last);
+      if (!c.version.empty()) p += "@" + encode(c.version);
+      if (!repo.empty() && repo != last) p += "?repository_url=" + encode(repo);
+      return p;
+    }
+    case PackageKind::kPythonInterpreter: break;
   }
   std::string p = "pkg:generic/" + encode(c.name) + at;
   if (!c.url.empty()) p += "?download_url=" + encode(c.url);
   return p;
 }
+
+namespace {
+
+std::string spdx_purpose(PackageKind kind) {
+  switch (kind) {
+    case PackageKind::kBaseImage: return "CONTAINER";
+    case PackageKind::kPythonInterpreter: return "APPLICATION";
+    case PackageKind::kDeb:
+    case PackageKind::kPython:
+    case PackageKind::kRocm: break;
+  }
+  return "LIBRARY";
+}
+
+std::string cyclonedx_type(PackageKind kind) {
+  switch (kind) {
+    case PackageKind::kBaseImage: return "container";
+    case PackageKind::kPythonInterpreter: return "application";
+    case PackageKind::kDeb:
+    case PackageKind::kPython:
+    case PackageKind::kRocm: break;
+  }
+  return "library";
+}
+
+// Where a component is in the image, as name/value pairs (in this order): SPDX annotations,
+// CycloneDX properties.
+std::vector<std::pair<std::string, std::string>> placement(const Component& c) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (!c.layer.name.empty()) out.emplace_back("Layer", c.layer.name);
+  if (!c.layer.digest.empty()) out.emplace_back("LayerDigest", c.layer.digest);
+  if (!c.layer.diff_id.empty()) out.emplace_back("LayerDiffID", c.layer.diff_id);
+  if (!c.location.empty()) out.emplace_back("FilePath", c.location);
+  return out;
+}
+
+}  // namespace
 
 std::string spdx_json(const Document& doc) {
   const std::string hex = digest_hex(doc.image_digest);
@@ -132,13 +189,19 @@ std::string spdx_json(const Document& doc) {
                                  {"referenceLocator", purl(c)}}}}};
     if (!c.version.empty()) p["versionInfo"] = c.version;
     if (!c.sha256.empty()) p["checksums"] = {{{"algorithm", "SHA256"}, {"checksumValue", c.sha256}}};
-    p["primaryPackagePurpose"] = c.kind == "base-image" ? "CONTAINER" : c.kind == "python-interpreter" ? "APPLICATION" : "LIBRARY";
+    p["primaryPackagePurpose"] = spdx_purpose(c.kind);
     if (!c.origin.empty()) p["sourceInfo"] = "found on " + c.origin;
     if (c.license.empty() && !c.license_text.empty())
       p["licenseComments"] = "The package's metadata declares \"" + c.license_text + "\", which is not an SPDX license expression.";
+    // The layer it comes from, as trivy's SPDX documents say it (an annotation per fact).
+    json annotations = json::array();
+    for (const auto& [name, value] : placement(c))
+      annotations.push_back({{"annotationDate", doc.created}, {"annotationType", "OTHER"},
+                             {"annotator", "Tool: rockpack-" + doc.tool_version}, {"comment", name + ": " + value}});
+    if (!annotations.empty()) p["annotations"] = annotations;
     packages.push_back(p);
     relationships.push_back({{"spdxElementId", "SPDXRef-Image"},
-                             {"relationshipType", c.kind == "base-image" ? "DESCENDANT_OF" : "CONTAINS"},
+                             {"relationshipType", c.kind == PackageKind::kBaseImage ? "DESCENDANT_OF" : "CONTAINS"},
                              {"relatedSpdxElement", id}});
     std::set<std::string> targets;
     for (const auto& dep : c.depends_on)
@@ -180,7 +243,7 @@ std::string cyclonedx_json(const Document& doc) {
   for (size_t i = 0; i < sorted_components.size(); ++i) {
     const Component& c = sorted_components[i];
     const std::string& ref = bom_refs[i];
-    json j = {{"type", c.kind == "base-image" ? "container" : c.kind == "python-interpreter" ? "application" : "library"},
+    json j = {{"type", cyclonedx_type(c.kind)},
               {"bom-ref", ref},
               {"name", c.name},
               {"purl", purl(c)}};
@@ -191,6 +254,9 @@ std::string cyclonedx_json(const Document& doc) {
       j["licenses"] = {{{"expression", c.license}}};
     else if (!c.license_text.empty())
       j["licenses"] = {{{"license", {{"name", c.license_text}}}}};
+    json properties = json::array();
+    for (const auto& [name, value] : placement(c)) properties.push_back({{"name", "rockpack:" + name}, {"value", value}});
+    if (!properties.empty()) j["properties"] = properties;
     components.push_back(j);
     depends.push_back(ref);
     std::set<std::string> targets;

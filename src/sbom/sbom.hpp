@@ -1,17 +1,27 @@
 #pragma once
 // A software bill of materials for a built image: SPDX 2.3 JSON or CycloneDX 1.5 JSON, from the
-// components the build resolved (wheels, interpreter archives, .debs, ROCm wheels) and the base
-// image. Deterministic: the creation time is the build's SOURCE_DATE_EPOCH, packages are sorted,
+// image's packages (the base's Debian and Python packages, those the build installed: wheels,
+// interpreter archives, .debs, ROCm wheels), each with the layer it comes from, and the base image.
+// Deterministic: the creation time is the build's SOURCE_DATE_EPOCH, packages are sorted,
 // identifiers and the document namespace derive from names, versions and the image digest.
-// Knows nothing of plans or registries: the caller maps its records to Component.
+// Knows nothing of plans, images or registries: the caller maps its records to Component.
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "util/package_kind.hpp"
+
 namespace rp::sbom {
 
+// The image layer a component's files are in.
+struct LayerRef {
+  std::string digest;   // the blob; empty when unknown
+  std::string diff_id;  // the uncompressed tar
+  std::string name;     // the recipe's layer name, or "base" for a base layer
+};
+
 struct Component {
-  std::string kind;     // "python-package", "python-interpreter", "rocm", "apt-package", "base-image", ...
+  PackageKind kind = PackageKind::kPython;
   std::string name;
   std::string version;
   std::string url;      // download location; empty when unknown
@@ -27,6 +37,12 @@ struct Component {
   // of the components it depends on (SPDX DEPENDS_ON, CycloneDX dependencies). Unknown keys are skipped.
   std::string ref;
   std::vector<std::string> depends_on;
+  // .debs: the distribution, as the purl names it: its namespace ("debian", "ubuntu"; empty: debian)
+  // and its distro qualifier ("ubuntu-22.04"; empty: none).
+  std::string distro_id;
+  std::string distro;
+  std::string location;  // the package's metadata in the image (a .dist-info directory); empty when none
+  LayerRef layer;        // empty when unknown (the base image itself)
 };
 
 struct Document {

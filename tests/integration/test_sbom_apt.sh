@@ -2,9 +2,11 @@
 # build --sbom with an apt step, against Debian's real archive (the mirror of this machine's apt
 # configuration, bookworm, verified with debian-archive-keyring), on the Debian 12 python base:
 #  - SPDX and CycloneDX validate against the published schemas (tests/tools/validate_sbom.py);
-#  - the .debs: exactly the packages dpkg-query lists in a chroot of the unpacked image (umoci) and
-#    not in the base's, each as pkg:deb/debian/NAME@VERSION?arch=ARCH with the version and
-#    architecture dpkg reports, a sha256 and the mirror URL of its .deb;
+#  - the .debs: exactly the packages dpkg-query lists in a chroot of the unpacked image (umoci), the
+#    base's included, each as pkg:deb/debian/NAME@VERSION?arch=ARCH&distro=debian-<debian_version>
+#    (&epoch=N for a version with an epoch) with the version and architecture dpkg reports; those
+#    not in the base's with a sha256 and the mirror URL of their .deb, those of the base with
+#    neither, from the base's layer;
 #  - licenses: for each, the image's /usr/share/doc/<pkg>/copyright decides — machine-readable
 #    (a Format: header) with a `Files: *` License that maps to SPDX gives that expression (jq and
 #    libjq1: MIT, libonig5: BSD-2-Clause); not machine-readable gives NOASSERTION;
@@ -47,10 +49,11 @@ Q='${Package}\t${Version}\t${Architecture}\t${db:Status-Abbrev}\t${Depends}\t${P
 chroot "$WORK/bundle/rootfs" dpkg-query -W -f "$Q" >"$WORK/dpkg.tsv" || fail "dpkg-query fails in the image"
 chroot "$WORK/base-bundle/rootfs" dpkg-query -W -f "$Q" >"$WORK/dpkg-base.tsv" || fail "dpkg-query fails in the base"
 
-python3 - "$WORK/spdx.json" "$WORK/cdx.json" "$WORK/dpkg.tsv" "$WORK/dpkg-base.tsv" "$WORK/bundle/rootfs" "$MIRROR" <<'PY' ||
+python3 - "$WORK/spdx.json" "$WORK/cdx.json" "$WORK/dpkg.tsv" "$WORK/dpkg-base.tsv" "$WORK/bundle/rootfs" "$MIRROR" \
+  "$(cat "$WORK/bundle/rootfs/etc/debian_version")" <<'PY' ||
 import json, os, re, sys, urllib.parse
 spdx, cdx = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-root, mirror = sys.argv[5], sys.argv[6]
+root, mirror, debian_version = sys.argv[5], sys.argv[6], sys.argv[7].strip()
 def table(path):
     out = {}
     for line in open(path):
@@ -62,19 +65,29 @@ image, base = table(sys.argv[3]), table(sys.argv[4])
 added = {n: p for n, p in image.items() if n not in base or base[n]["version"] != p["version"]}
 assert {"jq", "libjq1", "libonig5", "tree"} <= set(added), sorted(added)
 
-debs = {}
+every = {}
 for p in spdx["packages"]:
     for r in p.get("externalRefs", []):
         if r["referenceLocator"].startswith("pkg:deb/"):
-            debs[p["name"]] = (p, r["referenceLocator"])
-assert set(debs) == set(added), f"SBOM debs {sorted(debs)} != dpkg's new packages {sorted(added)}"
-for name, (p, purl) in debs.items():
-    d = added[name]
-    m = re.match(r"^pkg:deb/debian/([^@]+)@([^?]+)\?arch=(.+)$", purl)
-    assert m and (m.group(1), urllib.parse.unquote(m.group(2)), m.group(3)) == (name, d["version"], d["arch"]), (purl, d)
+            every[p["name"]] = (p, r["referenceLocator"])
+assert set(every) == set(image), f"SBOM debs {sorted(every)} != dpkg's packages {sorted(image)}"
+layer_of = lambda p: {a["comment"].split(": ", 1)[0]: a["comment"].split(": ", 1)[1] for a in p.get("annotations", [])}
+for name, (p, purl) in every.items():
+    d = image[name]
+    # An epoch ("1:2.38.1-5") is the epoch qualifier, as trivy writes it.
+    m = re.match(r"^pkg:deb/debian/([^@]+)@([^?]+)\?arch=([^&]+)&distro=([^&]+)(&epoch=([0-9]+))?$", purl)
+    assert m, purl
+    version = (m.group(6) + ":" if m.group(6) else "") + urllib.parse.unquote(m.group(2))
+    assert (urllib.parse.unquote(m.group(1)), version, m.group(3), m.group(4)) == (name, d["version"], d["arch"], "debian-" + debian_version), (purl, d)
     assert p["versionInfo"] == d["version"], (p["versionInfo"], d)
-    assert re.match(r"^[0-9a-f]{64}$", p["checksums"][0]["checksumValue"]), p
-    assert p["downloadLocation"].startswith(mirror.rstrip("/") + "/pool/") and p["downloadLocation"].endswith(".deb"), p
+    if name in added:
+        assert re.match(r"^[0-9a-f]{64}$", p["checksums"][0]["checksumValue"]), p
+        assert p["downloadLocation"].startswith(mirror.rstrip("/") + "/pool/") and p["downloadLocation"].endswith(".deb"), p
+        assert layer_of(p)["Layer"] != "base", p
+    else:
+        assert "checksums" not in p and p["downloadLocation"] == "NOASSERTION", p
+        assert layer_of(p)["Layer"] == "base" and layer_of(p)["LayerDiffID"].startswith("sha256:"), p
+debs = {n: v for n, v in every.items() if n in added}
 
 # Licenses, from the copyright files in the image.
 known = {"jq": "MIT", "libjq1": "MIT", "libonig5": "BSD-2-Clause"}

@@ -27,7 +27,7 @@ TEST_CASE("dpkg status: installed packages only, Source without its version") {
 
 TEST_CASE("python METADATA: name, version, one-line license -- the body is ignored") {
   auto p = parse_python_metadata("Metadata-Version: 2.1\nName: Demo-Pkg\nVersion: 1.2\nLicense: MIT\n\nLicense: not a header\n");
-  CHECK(p.kind == "python");
+  CHECK(p.kind == rp::PackageKind::kPython);
   CHECK(p.name == "Demo-Pkg");
   CHECK(p.version == "1.2");
   CHECK(p.license == "MIT");
@@ -38,7 +38,7 @@ TEST_CASE("rocm labels become rocm packages") {
   auto p = rocm_packages_from_labels(
       {{"org.rockpack.rocm.version", "7.0.0rc1"}, {"org.rockpack.rocm.family", "gfx94X-dcgpu"}, {"other", "x"}});
   REQUIRE(p.size() == 1);
-  CHECK(p[0].kind == "rocm");
+  CHECK(p[0].kind == rp::PackageKind::kRocm);
   CHECK(p[0].name == "rocm");
   CHECK(p[0].version == "7.0.0rc1");
   CHECK(p[0].arch == "gfx94X-dcgpu");
@@ -51,10 +51,10 @@ TEST_CASE("diff: exactly the changed packages -- layers compared by diff_id") {
   b.config = {{"Env", {"A=1"}}, {"Labels", {{"k", "2"}}}};
   a.layers = {{"sha256:gz1", "sha256:d1", 10}, {"sha256:gz2", "sha256:d2", 20}};
   b.layers = {{"sha256:tar1", "sha256:d1", 30}, {"sha256:tar3", "sha256:d3", 40}};
-  a.packages = {{"python", "same", "1", "", "", "", "/s/same-1.dist-info"}, {"python", "up", "1", "", "", "", "/s/up-1.dist-info"},
-                {"deb", "gone", "1", "amd64", "", "", ""}};
-  b.packages = {{"python", "same", "1", "", "", "", "/s/same-1.dist-info"}, {"python", "Up", "2", "", "", "", "/s/Up-2.dist-info"},
-                {"deb", "new", "3", "amd64", "", "", ""}};
+  a.packages = {{rp::PackageKind::kPython, "same", "1", "", "", "", "/s/same-1.dist-info", -1}, {rp::PackageKind::kPython, "up", "1", "", "", "", "/s/up-1.dist-info", -1},
+                {rp::PackageKind::kDeb, "gone", "1", "amd64", "", "", "", -1}};
+  b.packages = {{rp::PackageKind::kPython, "same", "1", "", "", "", "/s/same-1.dist-info", -1}, {rp::PackageKind::kPython, "Up", "2", "", "", "", "/s/Up-2.dist-info", -1},
+                {rp::PackageKind::kDeb, "new", "3", "amd64", "", "", "", -1}};
   auto d = diff(a, b);
   CHECK_FALSE(d["identical"].get<bool>());
   REQUIRE(d["config"].size() == 1);

@@ -17,7 +17,7 @@ namespace {
 
 ResolvedComponent component(const std::string& name, const std::string& version, char hash) {
   ResolvedComponent c;
-  c.kind = "python-package";
+  c.kind = rp::PackageKind::kPython;
   c.name = name;
   c.version = version;
   c.filename = name + "-" + version + "-py3-none-any.whl";

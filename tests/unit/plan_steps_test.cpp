@@ -180,7 +180,7 @@ TEST_CASE("plan/steps: the python step on a fake base with a local find-links di
   REQUIRE(p.components.size() == 2);
   for (const auto& [step, c] : p.components) {
     CHECK(step == "python");
-    CHECK(c.kind == "python-package");
+    CHECK(c.kind == rp::PackageKind::kPython);
     const TestWheel& w = c.name == "alpha" ? f.alpha : f.beta;
     CHECK(c.sha256 == sha256_hex(w.bytes()));
     CHECK(c.size == w.bytes().size());

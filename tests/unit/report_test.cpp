@@ -62,7 +62,7 @@ report::Report sample_report() {
   r.totals.layers_from_base = 1;
   r.totals.layers_cached = 1;
   r.totals.build_seconds = 12.5;
-  r.packages = {{"python-package", "numpy", "2.0.0", "wheels"}, {"rocm", "rocm", "7.0.0rc1", ""}};
+  r.packages = {{rp::PackageKind::kPython, "numpy", "2.0.0", "wheels"}, {rp::PackageKind::kRocm, "rocm", "7.0.0rc1", ""}};
   return r;
 }
 
@@ -97,8 +97,8 @@ TEST_CASE("report JSON: the comparison, with an unknown duration as null") {
   report::Comparison c;
   c.previous = "oci:old:latest";
   c.previous_digest = kDigestB;
-  c.changed = {{"python", "numpy", "1.26.4", "2.0.0"}};
-  c.added = {{"python", "rp-new", "0.5", ""}};
+  c.changed = {{rp::PackageKind::kPython, "numpy", "1.26.4", "2.0.0"}};
+  c.added = {{rp::PackageKind::kPython, "rp-new", "0.5", ""}};
   c.layers_reused = 1;
   c.layers_rebuilt = 1;
   c.size_delta_bytes = -1234567;
@@ -177,8 +177,8 @@ TEST_CASE("report Markdown: totals, a row per layer, deltas and changed packages
 
   report::Comparison c;
   c.previous = "reg/app:nightly|old";
-  c.changed = {{"python", "torch", "2.5.0", "2.6.0"}};
-  c.removed = {{"python", "rp-gone", "1.0", ""}};
+  c.changed = {{rp::PackageKind::kPython, "torch", "2.5.0", "2.6.0"}};
+  c.removed = {{rp::PackageKind::kPython, "rp-gone", "1.0", ""}};
   c.size_delta_bytes = 3000000;
   c.layers_reused = 1;
   c.layers_rebuilt = 1;
@@ -214,7 +214,7 @@ TEST_CASE("make_report: base layers, built and cached layers, steps and totals f
   LayerPlan wheels{"wheels", "python", {}, "python"};
   wheels.entries.resize(7);
   plan.layers = {files, wheels};
-  plan.components.push_back({"python", {"python-package", "numpy", "2.0.0", "", "", 0, "", "wheels", "", false, {}, "", {}}});
+  plan.components.push_back({"python", {rp::PackageKind::kPython, "numpy", "2.0.0", "", "", 0, "", "wheels", "", false, {}, "", {}}});
 
   ImageLayer files_layer = image_layer(kDigestA, 200, 1024);
   ImageLayer wheels_layer = image_layer(kDigestB, 300, 4096);

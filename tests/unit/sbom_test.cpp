@@ -15,7 +15,7 @@ namespace {
 Component C(std::string kind, std::string name, std::string version, std::string url, std::string sha256, uint64_t size,
             std::string origin, std::string arch, std::string license) {
   Component c;
-  c.kind = std::move(kind);
+  c.kind = rp::parse_package_kind(kind).value();
   c.name = std::move(name);
   c.version = std::move(version);
   c.url = std::move(url);
@@ -31,6 +31,18 @@ Component C(std::string kind, std::string name, std::string version, std::string
 TEST_CASE("purls: pypi names normalized, deb with arch, oci base by digest") {
   CHECK(purl(C("python-package", "Foo_Bar.baz", "1.0+local", "", "", 0, "", "", "")) == "pkg:pypi/foo-bar-baz@1.0+local");
   CHECK(purl(C("apt-package", "libc6", "2.36-9", "", "", 0, "", "amd64", "")) == "pkg:deb/debian/libc6@2.36-9?arch=amd64");
+  Component ubuntu = C("apt-package", "libc6", "2.35-0ubuntu3.8", "", "", 0, "", "amd64", "");
+  ubuntu.distro_id = "ubuntu";
+  ubuntu.distro = "ubuntu-22.04";
+  CHECK(purl(ubuntu) == "pkg:deb/ubuntu/libc6@2.35-0ubuntu3.8?arch=amd64&distro=ubuntu-22.04");
+  Component debian = C("apt-package", "perl-base", "1:5.36.0-7+deb12u1", "", "", 0, "", "", "");
+  debian.distro_id = "debian";
+  debian.distro = "debian-12.5";
+  CHECK(purl(debian) == "pkg:deb/debian/perl-base@5.36.0-7+deb12u1?distro=debian-12.5&epoch=1");
+  debian.name = "libstdc++6";
+  CHECK(purl(debian) == "pkg:deb/debian/libstdc%2B%2B6@5.36.0-7+deb12u1?distro=debian-12.5&epoch=1");
+  debian.version = "2.36-9:1";  // not an epoch: a colon after something other than digits
+  CHECK(purl(debian) == "pkg:deb/debian/libstdc%2B%2B6@2.36-9%3A1?distro=debian-12.5");
   CHECK(purl(C("base-image", "registry.example/lib/debian", "sha256:ab", "", "", 0, "", "", "")) ==
         "pkg:oci/debian@sha256%3Aab?repository_url=registry.example%2Flib%2Fdebian");
   CHECK(purl(C("python-interpreter", "cpython", "3.12.1", "http://h/p.tar.gz", "", 0, "", "", "")) ==
@@ -94,4 +106,28 @@ TEST_CASE("SPDX and CycloneDX: DEPENDS_ON from depends_on keys, sorted, unknown 
   CHECK(c["components"][1]["licenses"][0]["expression"] == "MIT");
   CHECK(c["components"][2]["licenses"][0]["license"]["name"] == "BSD-ish");
   CHECK(spdx_json(doc) == spdx_json(Document{doc.image_name, doc.image_digest, doc.created, doc.tool_version, {attrs, z, app}}));
+}
+
+TEST_CASE("SPDX and CycloneDX: the layer a package comes from, and where its metadata is") {
+  Document doc{"app", "sha256:" + std::string(64, 'd'), "2024-01-01T00:00:00Z", "0.1.0", {}};
+  Component p = C("python-package", "six", "1.16.0", "", "", 0, "", "", "");
+  p.location = "/usr/lib/python3/dist-packages/six-1.16.0.dist-info";
+  p.layer = {"sha256:" + std::string(64, '1'), "sha256:" + std::string(64, '2'), "base"};
+  doc.components = {p};
+  auto j = nlohmann::json::parse(spdx_json(doc));
+  std::vector<std::string> comments;
+  for (const auto& a : j["packages"][1]["annotations"]) {
+    CHECK(a["annotationType"] == "OTHER");
+    CHECK(a["annotator"] == "Tool: rockpack-0.1.0");
+    CHECK(a["annotationDate"] == "2024-01-01T00:00:00Z");
+    comments.push_back(a["comment"]);
+  }
+  CHECK(comments == std::vector<std::string>{"Layer: base", "LayerDigest: sha256:" + std::string(64, '1'),
+                                             "LayerDiffID: sha256:" + std::string(64, '2'), "FilePath: " + p.location});
+  auto c = nlohmann::json::parse(cyclonedx_json(doc));
+  CHECK(c["components"][0]["properties"] ==
+        nlohmann::json::parse(R"([{"name": "rockpack:Layer", "value": "base"},
+          {"name": "rockpack:LayerDigest", "value": "sha256:)" + std::string(64, '1') + R"("},
+          {"name": "rockpack:LayerDiffID", "value": "sha256:)" + std::string(64, '2') + R"("},
+          {"name": "rockpack:FilePath", "value": "/usr/lib/python3/dist-packages/six-1.16.0.dist-info"}])"));
 }
