@@ -71,6 +71,7 @@ nlohmann::json resolution_json(const BuildPlan& plan) {
 BuildPlan make_plan(const recipe::Recipe& r, const PlanOptions& options) {
   BuildPlan plan;
   plan.name = r.name;
+  if (r.variant) plan.variant = r.variant->name;
   plan.source_date_epoch = options.source_date_epoch;
   plan.created = rfc3339(options.source_date_epoch);
   plan.tags = r.tags;

@@ -72,6 +72,7 @@ struct PlannedComponent {
 
 struct BuildPlan {
   std::string name;
+  std::string variant;  // the recipe matrix's variant this plan is for; empty without one
   int64_t source_date_epoch = 0;
   std::string created;  // RFC 3339 of source_date_epoch
   Image base;           // empty for scratch; its layers are reused as they are
