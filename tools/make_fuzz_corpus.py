@@ -203,6 +203,11 @@ def images():
         ("usr/lib/y.so", "hardlink", "usr/lib/x.so"), ("up", "symlink", "../../etc")]))
     put("fuzz_sandbox_inputs", "triggers", "pkg\ninterest-noawait /usr/lib/x86_64-linux-gnu/gdk-pixbuf-2.0\n"
         "activate-noawait ldconfig\n")
+    # An image config's User/Env/WorkingDir and account files, as the sandbox's spec takes them.
+    put("fuzz_oci_spec", "config.json",
+        '{"User":"app:video","Env":["PATH=/usr/bin:/bin","HOME=/home/app"],"WorkingDir":"/work"}\n')
+    put("fuzz_oci_spec", "passwd", "root:x:0:0:root:/root:/bin/sh\napp:x:1000:1000::/home/app:/bin/sh\nvideo:x:44:\n")
+    put("fuzz_oci_spec", "lines", "app\n/tmp/build\nA=b\n")
     # Tars as the tar index reads them: ustar, PAX (long names, owners), GNU long names.
     long = "usr/share/doc/" + "very-long-directory-name/" * 5 + "file.txt"
     members = [("usr", "dir", b""), ("usr/bin", "dir", b""), ("usr/bin/tool", "file", b"#!/bin/sh\necho hi\n"),

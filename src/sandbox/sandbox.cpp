@@ -101,6 +101,7 @@ std::vector<Runtime> find_runtimes() {
 std::mutex g_runtime_mutex;
 int g_proven = -1;  // the index (in find_runtimes()) of a runtime that ran a command in this process
 bool g_said_which = false;
+thread_local bool g_probing = false;  // sandbox_unavailable's probe is running (no probe within it)
 
 const nlohmann::json& seccomp_for_default_caps() {
   static const nlohmann::json profile = [] {
@@ -411,6 +412,7 @@ std::pair<Attempt, std::string> run_with_runtimes(Launch launch, const fs::path&
     if (order.empty() || order[0] != i) order.push_back(i);
 
   std::vector<std::string> why_not;
+  std::vector<std::pair<size_t, Attempt>> failed;
   for (size_t i : order) {
     Attempt attempt = run_attempt(runtimes[i], files, fs::absolute(launch.rootfs).string(),
                                   root ? mountpoint->path() : std::string(), launch.timeout_seconds, on_output);
@@ -432,6 +434,23 @@ std::pair<Attempt, std::string> run_with_runtimes(Launch launch, const fs::path&
     std::string joined;
     for (const auto& e : attempt.errors) joined += (joined.empty() ? "" : "; ") + e;
     why_not.push_back(runtimes[i].name + " cannot run here: " + joined);
+    failed.emplace_back(i, std::move(attempt));
+  }
+  // Every runtime failed before the container existed, and none has run anything yet: the reason
+  // may be the command itself (not found). A probe container tells the two apart; the probe's
+  // runtime then reports this command's failure.
+  if (!g_probing) {
+    g_probing = true;
+    auto why = sandbox_unavailable();
+    g_probing = false;
+    int proven;
+    {
+      std::lock_guard<std::mutex> lock(g_runtime_mutex);
+      proven = g_proven;
+    }
+    if (!why)
+      for (auto& [i, attempt] : failed)
+        if (static_cast<int>(i) == proven) return {std::move(attempt), runtimes[i].name};
   }
   std::string all;
   for (const auto& w : why_not) all += (all.empty() ? "" : "; ") + w;

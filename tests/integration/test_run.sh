@@ -10,7 +10,9 @@
 #  - a failing command: exit 1, its exit code and last lines in the message, no output written;
 #  - rockpack check runs checks: and --run on the image; a failing check exits 1 and shows its output;
 #  - rootless (uid 65534 in a user namespace, where the machine allows it): the same digest as root;
-#  - a timeout; no network by default (a loopback server is unreachable), network: true reaches it.
+#  - a timeout; no network by default (a loopback server is unreachable), network: true reaches it;
+#  - the image's /tmp is seen (files: into /tmp, workdir: /tmp/build), its changes left out; a
+#    command that cannot start names the runtime's reason, not "exit code 125".
 source "$(dirname "$0")/lib/common.sh"
 need umoci; need file; need python3
 [ "$(id -u)" -eq 0 ] || skip "the sandbox's checks here need root (chroot, namespaces, other uids)"
@@ -223,6 +225,29 @@ rc=0; out=$(ROCKPACK_SANDBOX=off "$ROCKPACK" build ctx/fail.yaml --cache-dir "$W
 assert_eq "$rc" "1" "no sandbox: exit code"
 assert_contains "$out" "ROCKPACK_SANDBOX=off" "no sandbox: the reason"
 [ ! -e "$WORK/off" ] || fail "no sandbox: an output was written"
+
+# The image's /tmp is what a command sees (the Dockerfile COPY-to-/tmp pattern; workdir: /tmp/build),
+# and what it changes there stays out of the layer. A command that cannot start says why.
+cat >ctx/tmp.yaml <<EOF
+name: run-tmp
+base: oci:$WORK/img:base
+symlinks:
+$(cat tools.txt)
+files:
+  - {content: "from-files\n", dest: /tmp/src.txt}
+run:
+  - {name: use-tmp, workdir: /tmp/build, shell: "cat /tmp/src.txt > /etc/copied; echo scratch > made-here"}
+EOF
+"$ROCKPACK" build ctx/tmp.yaml --cache-dir "$WORK/c" -o "oci:$WORK/img:tmp" >tmp.log 2>&1 || fail "/tmp build failed: $(cat tmp.log)"
+umoci unpack --image "$WORK/img:tmp" tmpu >/dev/null
+assert_eq "$(cat tmpu/rootfs/etc/copied)" "from-files" "a run: item sees a file files: put into /tmp"
+[ ! -e tmpu/rootfs/tmp/build/made-here ] || fail "/tmp changes of a run: item stay out of the layer"
+printf 'name: missing\nbase: oci:%s/img:base\nrun:\n  - {name: nothing, command: [/no/such/tool]}\n' "$WORK" >ctx/missing.yaml
+rc=0; out=$("$ROCKPACK" build ctx/missing.yaml --cache-dir "$WORK/c" -o "oci:$WORK/img:missing" 2>&1) || rc=$?
+assert_eq "$rc" "1" "a command that cannot start: exit code"
+assert_contains "$out" "could not be started in the sandbox" "a command that cannot start: what failed"
+assert_contains "$out" "/no/such/tool" "a command that cannot start: the runtime's reason"
+if grep -q "exit code 125" <<<"$out"; then fail "a setup failure reported as exit code 125: $out"; fi
 
 # Recipe mistakes at their file:line:column.
 printf 'name: bad\nrun:\n  - shell: a\n    command: [b]\n  - {shell: x, netwrok: true}\n' >bad.yaml
