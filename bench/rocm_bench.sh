@@ -22,7 +22,12 @@
 # and on 2 cores (--runs N rounds, medians), with wall time, CPU seconds and peak RSS of each and
 # of its stages (plan: base, resolution, downloads, installs, devel expansion; layers; output), the
 # 1 -> 2-core speed-up and the parallel efficiency (CPU seconds / (cores x wall)).
-#   bench/rocm_bench.sh [--scale rocm|small] [--runs N] [--perf] [--scaling]  (ROCKPACK=path/to/rockpack, default build/rockpack)
+# With --layout whl-next the index is TheRock's current layout instead (routed per product, no
+# hashes: the recipe says `verify: tls-only`; arch-neutral rocm-sdk-libraries plus
+# rocm-sdk-device-gfx942 and -gfx950 on the index, gfx942 installed), and the peer installs
+# "rocm[libraries,devel,device-gfx942]" from it.
+#   bench/rocm_bench.sh [--scale rocm|small] [--layout per-family|whl-next] [--runs N] [--perf] [--scaling]
+#   (ROCKPACK=path/to/rockpack, default build/rockpack)
 # `--scale small` (a few MB) is a smoke run of the script itself. Needs root (the Debian base keeps
 # its owners), debootstrap once (cached), pigz, GNU time, and python3 with venv/ensurepip (3.11 or
 # older: the peer builds the rocm sdist without build isolation, so its venv needs setuptools).
@@ -34,8 +39,11 @@ scale=rocm
 profile=0
 runs=1
 scaling=0
+layout=per-family
 while [ $# -gt 0 ]; do
   case "$1" in
+    --layout) layout=${2:?--layout takes per-family or whl-next}; shift 2 ;;
+    --layout=*) layout=${1#--layout=}; shift ;;
     --scale) scale=${2:?--scale takes rocm or small}; shift 2 ;;
     --scale=*) scale=${1#--scale=}; shift ;;
     --perf) profile=1; shift ;;
@@ -47,6 +55,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 case "$scale" in rocm | small) ;; *) echo "rocm_bench: --scale is rocm or small" >&2; exit 2 ;; esac
+case "$layout" in per-family | whl-next) ;; *) echo "rocm_bench: --layout is per-family or whl-next" >&2; exit 2 ;; esac
 case "$runs" in '' | *[!0-9]* | 0) echo "rocm_bench: --runs takes a number from 1" >&2; exit 2 ;; esac
 [ -x "$ROCKPACK" ] || { echo "rocm_bench: build rockpack first ($ROCKPACK)" >&2; exit 2; }
 for t in pigz zstd skopeo python3 curl /usr/bin/time; do
@@ -66,12 +75,17 @@ bench_setup rocmbench
 gen=$root/tests/tools/make_therock_index.py
 cache=${ROCKPACK_BENCH_CACHE:-$HOME/.cache/rockpack-bench}
 key=$(cat "$gen" | sha256sum | cut -c1-12)
-index_dir=$cache/therock-$scale-$family-$version-py$pyver-$key
+index_dir=$cache/therock-$scale-$layout-$family-$version-py$pyver-$key
 mkdir -p "$cache"
 if [ ! -d "$index_dir" ]; then
   echo "generating the $scale-scale mock TheRock index (once; cached in $index_dir)..." >&2
   rm -rf "$index_dir.tmp"
-  python3 "$gen" "$index_dir.tmp" --family "$family" --versions "$version" --python "$pyver" --scale "$scale"
+  if [ "$layout" = whl-next ]; then
+    python3 "$gen" "$index_dir.tmp" --layout whl-next --target gfx942 --target gfx950 --versions "$version" \
+      --python "$pyver" --scale "$scale"
+  else
+    python3 "$gen" "$index_dir.tmp" --family "$family" --versions "$version" --python "$pyver" --scale "$scale"
+  fi
   mv "$index_dir.tmp" "$index_dir"
 fi
 echo "preparing the Debian python3 base (cached after the first run)..." >&2
@@ -81,11 +95,25 @@ rc=0
 ROCKPACK=$ROCKPACK debian_python_base "$work/base" || rc=$?
 [ "$rc" -eq 0 ] || { echo "rocm_bench: no Debian python3 base (exit $rc; needs root and debootstrap)" >&2; exit 2; }
 
-python3 "$root/tests/tools/static_server.py" "$index_dir" --port 0 --port-file "$work/port" >"$work/server.log" 2>&1 &
+routes=()
+[ "$layout" = whl-next ] && routes=(--routes "$index_dir/routes.json")
+python3 "$root/tests/tools/static_server.py" "$index_dir" "${routes[@]}" --port 0 --port-file "$work/port" >"$work/server.log" 2>&1 &
 PIDS+=($!)
 for _ in $(seq 1 100); do [ -s "$work/port" ] && break; sleep 0.1; done
 [ -s "$work/port" ] || { echo "rocm_bench: the index server did not start: $(cat "$work/server.log")" >&2; exit 1; }
 base_url="http://127.0.0.1:$(cat "$work/port")"
+if [ "$layout" = whl-next ]; then
+  index_line="index: \"$base_url/rocm/whl-next/\"
+  verify: tls-only"
+  pip_url=$base_url/rocm/whl-next/
+  pip_req="rocm[libraries,devel,device-gfx942]"
+  files_dir=$index_dir/rocm/core/whl-next
+else
+  index_line="index: \"$base_url/{family}/\""
+  pip_url=$base_url/$family/
+  pip_req="rocm[libraries,devel]"
+  files_dir=$index_dir/$family
+fi
 
 cat >"$work/recipe.yaml" <<EOF
 name: rocmbench
@@ -95,16 +123,18 @@ python:
   venv: /opt/venv
 rocm:
   source: therock
-  index: "$base_url/{family}/"
+  $index_line
   targets: gfx942
   components: [libraries, devel]
   version: latest
 EOF
 
-# What both tools download: rocm, rocm-sdk-core, rocm-sdk-libraries-<family>, rocm-sdk-devel.
-download_bytes=$(cd "$index_dir/$family" && cat rocm-"$version".tar.gz rocm_sdk_core-"$version"-*.whl \
-  rocm_sdk_libraries_*-"$version"-*.whl rocm_sdk_devel-"$version"-*.whl | wc -c)
-cat "$index_dir/$family"/*.whl "$index_dir/$family"/*.tar.gz >/dev/null  # page cache, for both tools
+# What both tools download: rocm, rocm-sdk-core, rocm-sdk-libraries(-<family>), rocm-sdk-devel
+# (and rocm-sdk-device-gfx942 on whl-next).
+download_bytes=$(find "$files_dir" \( -name "rocm-$version.tar.gz" -o -name "rocm_sdk_core-$version-*.whl" \
+  -o -name "rocm_sdk_libraries*-$version-*.whl" -o -name "rocm_sdk_devel-$version-*.whl" \
+  -o -name "rocm_sdk_device_gfx942-$version-*.whl" \) -exec cat {} + | wc -c)
+find "$index_dir" -name '*.whl' -exec cat {} + >/dev/null  # page cache, for both tools
 sync
 
 if [ "$scaling" = 1 ]; then
@@ -210,7 +240,7 @@ one_round() {
     [ -n "$whl" ] || { echo "rocm_bench: no 'wheel' package offline (Debian's python3-wheel-whl)" >&2; exit 2; }
     "$vpy" -m pip install --quiet --no-index "$whl"
   fi
-  measure pip "$vpy" -m pip install --index-url "$base_url/$family/" --no-build-isolation "rocm[libraries,devel]"
+  measure pip "$vpy" -m pip install --index-url "$pip_url" --no-build-isolation "$pip_req"
   pip_wall=$WALL pip_rss=$RSS
   measure init "$work/venv/bin/rocm-sdk" init
   init_wall=$WALL init_rss=$RSS
