@@ -305,14 +305,14 @@ rpz_size, zstd_size = $rpz_size, $zstd_size
 peer = venv + pip + init + pigz + skopeo_g
 peer_z = venv + pip + init + zstd + skopeo_z
 layers = open(sys.argv[1]).read().split("\n")[1:]
-print(f"mock TheRock index ($scale scale): rocm[libraries,devel] {dl / mb:.1f} MB to download, "
+print(f"mock TheRock index ($scale scale): $pip_req {dl / mb:.1f} MB to download, "
       f"{installed / mb:.0f} MB installed (peer venv); loopback; $cores cores; load {open('/proc/loadavg').read().split()[0]}")
 row = "{:<46} {:>9} {:>9} {:>10} {:>12}"
 print(row.format("step", "wall s", "MB/s", "peak RSS", "output MB"))
 print(row.format("(a) rockpack build, cold store", f"{rp:.2f}", f"{dl / mb / rp:.1f}", f"{$rp_rss} MiB", f"{rp_size / mb:.2f}"))
 print(row.format("    the same, --compression zstd", f"{rpz:.2f}", f"{dl / mb / rpz:.1f}", f"{$rpz_rss} MiB", f"{rpz_size / mb:.2f}"))
 print(row.format("(b) python3 -m venv", f"{venv:.2f}", "", f"{$venv_rss} MiB", ""))
-print(row.format("    pip install rocm[libraries,devel]", f"{pip:.2f}", "", f"{$pip_rss} MiB", ""))
+print(row.format("    pip install $pip_req", f"{pip:.2f}", "", f"{$pip_rss} MiB", ""))
 print(row.format("    rocm-sdk init", f"{init:.2f}", "", f"{$init_rss} MiB", ""))
 print(row.format("    tar | pigz -p$cores -6", f"{pigz:.2f}", "", f"{$pigz_rss} MiB", f"{pigz_size / mb:.2f}"))
 print(row.format("    skopeo copy tarball: oci: (gzip layer)", f"{skopeo_g:.2f}", "", "", ""))
