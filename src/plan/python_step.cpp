@@ -771,7 +771,7 @@ PythonStepResult plan_python(const StepContext& context, const recipe::PythonSec
   if (strict_lock) {
     // build --locked: the locked files, nothing asked of the indexes.
     for (const auto& c : locked->components)
-      if (c.kind == "python-package" && c.url.starts_with("file://") && !locked_file_allowed(c.url, context.recipe, py, reqs))
+      if (c.kind == PackageKind::kPython && c.url.starts_with("file://") && !locked_file_allowed(c.url, context.recipe, py, reqs))
         throw InputError(context.lock.path + ": " + printable(c.name) + " is locked to the local file " + printable(c.url) +
                              ", which is outside every directory the recipe reads",
                          "a lock may name local files only where the recipe does (its directory, its find-links and "

@@ -405,7 +405,7 @@ TEST_CASE("lock files: names, versions and URLs with control characters are refu
     lock.platform = "linux/amd64";
     lock.base = "scratch";
     ResolvedComponent c;
-    c.kind = "python-package";
+    c.kind = PackageKind::kPython;
     c.name = name;
     c.version = version;
     c.filename = "x-1.0-py3-none-any.whl";
