@@ -192,7 +192,7 @@ std::optional<MatrixSection> read_matrix_section(const DocumentReader& in, const
       ok = false;
       continue;
     }
-    const YAML::Node& values = it->second;
+    const YAML::Node values = it->second;  // a copy: it-> yields a temporary
     if (!values.IsSequence() || values.size() == 0) {
       in.error(values, "matrix axis '" + key + "' must be a non-empty list of values", "e.g. " + key + ": [a, b]");
       ok = false;
