@@ -44,8 +44,11 @@ DEPENDS = {
     "sbom": ["util", "net"],
     # The build report (JSON, Markdown, the reader of a previous one) from plain records.
     "report": ["util"],
+    # One build as a library (build.Context in apko): plan, assemble, seal, outputs, push, records.
+    "build": ["util", "net", "store", "image", "assemble", "output", "registry", "recipe", "plan", "inventory", "sbom",
+              "report"],
     "cli": ["util", "net", "store", "image", "assemble", "output", "registry", "recipe", "python", "plan", "inventory",
-            "sbom", "report"],
+            "report", "build"],
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/', re.M)

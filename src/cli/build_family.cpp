@@ -12,20 +12,20 @@
 #include <nlohmann/json.hpp>
 
 #include "assemble/layer_builder.hpp"
-#include "cli/build_inputs.hpp"
-#include "cli/build_report.hpp"
+#include "build/inputs.hpp"
+#include "build/report.hpp"
 #include "cli/family.hpp"
-#include "cli/image_io.hpp"
+#include "build/image_io.hpp"
 #include "cli/logging.hpp"
 #include "cli/plan_output.hpp"
 #include "cli/progress_display.hpp"
-#include "cli/vcs_info.hpp"
+#include "build/vcs_info.hpp"
 #include "net/url.hpp"
 #include "output/output_spec.hpp"
 #include "plan/image_assembler.hpp"
 #include "plan/plan.hpp"
 #include "plan/steps.hpp"
-#include "registry/base_image.hpp"
+#include "build/base.hpp"
 #include "registry/layer_cache.hpp"
 #include "registry/push.hpp"
 #include "registry/reference.hpp"
@@ -71,7 +71,7 @@ struct VariantBuild {
   std::optional<BuildPlan> plan;
   std::optional<AssembledImage> assembled;
   std::optional<SealedImage> sealed;
-  BuildTimings timings;
+  build::BuildTimings timings;
   LayerCounts counts;
   std::string compression;  // as the report names it ("gzip", "zstd:10")
   std::vector<std::string> pushed;
@@ -115,7 +115,7 @@ void build_variant(FamilyContext& ctx, VariantBuild& v, size_t index, size_t cou
   steps.strict = args.strict;
   steps.timings = &v.timings.steps;
   auto phase = std::chrono::steady_clock::now();
-  LoadedPlan loaded = load_and_plan(args.recipe, args.set, ctx.plan_options, ctx.platform, steps, args.allow_paths,
+  build::LoadedPlan loaded = build::load_and_plan(args.recipe, args.set, ctx.plan_options, ctx.platform, steps, args.allow_paths,
                                     v.member.name);
   v.timings.plan_seconds = family_seconds_since(phase);
   Compression compression = Compression::parse(
@@ -165,7 +165,7 @@ void deliver(FamilyContext& ctx, std::vector<VariantBuild>& variants, const std:
   for (auto& v : variants) {
     if (!v.built) continue;
     for (const auto& out : outputs) {
-      write_image(*v.sealed, ctx.store, out, {v.plan->name, v.plan->tags}, v.plan->source_date_epoch);
+      build::write_image(*v.sealed, ctx.store, out, {v.plan->name, v.plan->tags}, v.plan->source_date_epoch);
       spdlog::info("wrote {} ({})", out.str(), v.member.name);
     }
   }
@@ -225,7 +225,7 @@ nlohmann::json family_report(const std::vector<VariantBuild>& variants, const st
         image_bytes += static_cast<uint64_t>(l.blob.size);
         if (distinct.insert(l.blob.digest).second) distinct_bytes += static_cast<uint64_t>(l.blob.size);
       }
-      report::Report r = make_report({*v.plan, *v.assembled, *v.sealed, v.timings, v.compression, outputs, v.pushed});
+      report::Report r = build::make_report({*v.plan, *v.assembled, *v.sealed, v.timings, v.compression, outputs, v.pushed});
       j["report"] = nlohmann::json::parse(report::to_json_text(r));
     } else if (!v.error.empty()) {
       ++failed;
@@ -310,13 +310,10 @@ void run_family_build(const FamilyBuildArgs& args) {
   ProgressDisplay progress(ProgressDisplay::mode_for_stderr());
 
   FamilyContext ctx{args, store, session, progress, platform, nullptr, {}, nlohmann::json::array()};
-  VcsInfo vcs = detect_vcs(fs::absolute(args.recipe).parent_path());
+  build::VcsInfo vcs = build::detect_vcs(fs::absolute(args.recipe).parent_path());
   ctx.plan_options.revision = args.revision.empty() ? vcs.revision : args.revision;
   ctx.plan_options.source = net::redact_credentials(args.source.empty() ? vcs.source : args.source);
-  ctx.plan_options.resolve_base = [&store, &session](const std::string& base, const Platform& p,
-                                                     const RootfsView::KeepContent& keep) {
-    return registry::resolve_base(base, p, store, session, keep);
-  };
+  ctx.plan_options.resolve_base = build::base_resolver(store, session);
   // One registry layer cache for the family: loaded once, told every variant's layers, exported once.
   registry::LayerCacheOptions cache_options;
   if (!args.cache_from.empty()) cache_options.from = registry::parse_reference(args.cache_from);
@@ -331,7 +328,7 @@ void run_family_build(const FamilyBuildArgs& args) {
     ctx.layer_cache = &*layer_cache;
   }
   if (outputs.empty() && args.push.empty() && !args.dry_run)
-    outputs.push_back(ImageLocation::parse("oci:out/" + recipe::load_recipe(args.recipe, load_options(args.set, members.front().name)).name));
+    outputs.push_back(ImageLocation::parse("oci:out/" + recipe::load_recipe(args.recipe, build::load_options(args.set, members.front().name)).name));
 
   spdlog::info("building {} variant{}: {}", members.size(), members.size() == 1 ? "" : "s", [&] {
     std::string s;
@@ -414,7 +411,7 @@ void run_family_build(const FamilyBuildArgs& args) {
 
 bool recipe_has_variants(const std::string& recipe_file, const std::vector<std::string>& set_pairs) {
   if (recipe_file == "-") return false;
-  return !recipe::list_variants(recipe_file, load_options(set_pairs)).empty();
+  return !recipe::list_variants(recipe_file, build::load_options(set_pairs)).empty();
 }
 
 }  // namespace rp::cli

@@ -4,7 +4,7 @@
 // the real times, so that is the one attached.
 #include <spdlog/spdlog.h>
 
-#include "cli/build_report.hpp"
+#include "build/report.hpp"
 #include "cli/commands.hpp"
 #include "cli/registry_flags.hpp"
 #include "registry/manifest_fetch.hpp"
@@ -45,7 +45,7 @@ void run_attach(const AttachArgs& args) {
   image.manifest.media_type = manifest.media_type;
   image.manifest.digest = manifest.digest;
   image.manifest.size = static_cast<int64_t>(manifest.bytes.size());
-  attach_report(text, image, {ref}, store, session);
+  build::attach_report(text, image, {ref}, store, session);
 }
 
 }  // namespace

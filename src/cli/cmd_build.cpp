@@ -1,32 +1,13 @@
-// rockpack build: recipe -> plan -> assemble -> outputs.
-#include <spdlog/spdlog.h>
-#include <unistd.h>
-#include <sys/resource.h>
+// rockpack build and rockpack plan: the flags, as a build::BuildRequest for the library build (src/build/).
+#include <cstdio>
 
-#include <chrono>
-
-#include "plan/image_assembler.hpp"
+#include "build/build.hpp"
 #include "cli/build_family.hpp"
-#include "cli/build_inputs.hpp"
-#include "cli/build_report.hpp"
-#include "cli/build_sbom.hpp"
 #include "cli/commands.hpp"
-#include "cli/locking.hpp"
 #include "cli/logging.hpp"
+#include "cli/plan_output.hpp"
 #include "cli/progress_display.hpp"
 #include "cli/registry_flags.hpp"
-#include "cli/vcs_info.hpp"
-#include "cli/image_io.hpp"
-#include "net/url.hpp"
-#include "output/output_spec.hpp"
-#include "cli/plan_output.hpp"
-#include "plan/lock_file.hpp"
-#include "plan/plan.hpp"
-#include "plan/steps.hpp"
-#include "registry/base_image.hpp"
-#include "registry/layer_cache.hpp"
-#include "registry/push.hpp"
-#include "registry/reference.hpp"
 #include "util/error.hpp"
 
 namespace rp::cli {
@@ -82,68 +63,38 @@ FamilyBuildArgs family_args(const BuildArgs& a) {
           a.cache_from, a.cache_to, a.platform, a.dry_run, a.json, a.store_only, a.keep_going, a.registry};
 }
 
-// --push REF: a reference without tag or digest gets every recipe tag (or :latest when it has none).
-std::vector<registry::Reference> push_references(const std::vector<std::string>& args,
-                                                 const std::vector<std::string>& recipe_tags) {
-  std::vector<registry::Reference> out;
-  for (const auto& a : args) {
-    registry::Reference ref = registry::parse_reference(a);
-    if (ref.has_tag() || ref.has_digest() || recipe_tags.empty()) {
-      out.push_back(ref);
-    } else {
-      for (const auto& t : recipe_tags) out.push_back(ref.with_tag(t));
-    }
-  }
-  return out;
-}
-
-// How many layers were built (and how many bytes went through the compressor), taken from the
-// store, or from the registry cache: one line, or one "build.layers" event with --log-format json.
-void log_layer_counts(const AssembledImage& assembled, const registry::RegistryLayerCache* layer_cache) {
-  size_t built = 0, from_store = 0, from_registry = 0;
-  uint64_t bytes_compressed = 0;
-  for (const auto& l : assembled.new_layers) {
-    if (l.from_external_cache) {
-      ++from_registry;
-    } else if (l.from_cache) {
-      ++from_store;
-    } else {
-      ++built;
-      bytes_compressed += l.layer.uncompressed_size;
-    }
-  }
-  nlohmann::json fields = {{"layers", assembled.new_layers.size()},
-                           {"built", built},
-                           {"from_store", from_store},
-                           {"from_registry_cache", from_registry},
-                           {"bytes_compressed", bytes_compressed}};
-  std::string text = fmt::format("layers: {} built ({} compressed), {} from the store, {} from the registry cache",
-                                 built, human_bytes(bytes_compressed), from_store, from_registry);
-  if (layer_cache) {
-    registry::LayerCacheCounts c = layer_cache->counts();
-    fields["registry_cache_listed"] = c.listed;
-    fields["registry_cache_skipped"] = c.skipped;
-    fields["registry_cache_downloaded"] = c.downloaded;
-    fields["registry_cache_bytes_downloaded"] = c.bytes_downloaded;
-    text += fmt::format(" ({} downloaded, {}; {} listed, {} skipped)", c.downloaded, human_bytes(c.bytes_downloaded),
-                        c.listed, c.skipped);
-  }
-  log_event("build.layers", text, fields);
-}
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-// CPU seconds of every thread so far: with the wall time of a stage, how many cores it kept busy
-// (the debug lines bench/rocm_bench.sh --scaling reads).
-double cpu_seconds() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
-void log_stage(const char* stage, double wall, double cpu) {
-  spdlog::debug("stage {}: {:.2f} s wall, {:.2f} s CPU ({:.2f} cores busy)", stage, wall, cpu, wall > 0 ? cpu / wall : 0.0);
+// The library's request from the flags (src/build/build.hpp says what each does).
+build::BuildRequest build_request(const BuildArgs& a) {
+  build::BuildRequest r;
+  r.recipe = a.recipe;
+  r.set = a.set;
+  r.allow_paths = a.allow_paths;
+  r.variant = a.variant;
+  r.platform = a.platform;
+  r.revision = a.revision;
+  r.source = a.source;
+  r.insecure_downloads = a.insecure_downloads;
+  r.strict = a.strict;
+  r.store_only = a.store_only;
+  r.locked = a.locked;
+  r.lock_file = a.lock_file;
+  r.dry_run = a.dry_run;
+  r.compression = a.compression;
+  r.threads = a.threads;
+  r.no_cache = a.no_cache;
+  r.cache_from = a.cache_from;
+  r.cache_to = a.cache_to;
+  r.outputs = a.outputs;
+  r.push = a.push;
+  r.metadata_file = a.metadata_file;
+  r.resolved_file = a.resolved_file;
+  r.sbom_file = a.sbom_file;
+  r.sbom_format = a.sbom_format;
+  r.report_file = a.report_file;
+  r.report_markdown_file = a.report_markdown_file;
+  r.compare_to = a.compare_to;
+  r.compare_report_file = a.compare_report_file;
+  return r;
 }
 
 void run_build(const BuildArgs& args) {
@@ -151,185 +102,21 @@ void run_build(const BuildArgs& args) {
   if (args.all_variants || (args.dry_run && args.variant.empty() && recipe_has_variants(args.recipe, args.set)))
     return run_family_build(family_args(args));
   if (args.keep_going) throw InputError("--keep-going goes with --all-variants");
-  auto started = std::chrono::steady_clock::now();
-  BuildTimings timings;
-  // Checked before any work; the recipe's choice replaces the default once the recipe is loaded.
-  Compression compression = Compression::parse(args.compression.empty() ? "gzip" : args.compression);
-  std::vector<ImageLocation> outputs;
-  for (const auto& o : args.outputs) {
-    outputs.push_back(ImageLocation::parse(o));
-    // A docker archive's name must be a valid reference: checked before any work.
-    if (!outputs.back().name.empty()) (void)registry::parse_reference(outputs.back().name + ":" + outputs.back().tag);
-  }
-  std::optional<Platform> platform_override;
-  if (!args.platform.empty()) platform_override = Platform::parse(args.platform);
-  for (const auto& p : args.push) (void)registry::parse_reference(p);  // bad references fail before any work
-  registry::LayerCacheOptions cache_options;
-  if (!args.cache_from.empty()) cache_options.from = registry::parse_reference(args.cache_from);
-  if (!args.cache_to.empty()) cache_options.to = registry::parse_reference(args.cache_to);
-  check_sbom_format(args.sbom_format);
-  const bool want_report = !args.report_file.empty() || !args.report_markdown_file.empty();
-  if (!args.compare_to.empty() && !want_report)
-    throw InputError("--compare-to needs --report FILE or --report-markdown FILE", "the comparison is part of the build report");
-  const CompareRequest compare = check_compare_request(args.compare_to, args.compare_report_file);
+  const build::CheckedRequest request = build::check_request(build_request(args));  // every flag, before any work
 
   ContentStore store(args.cache_dir.empty() ? ContentStore::default_root() : fs::path(args.cache_dir));
   registry::Session session(registry_options(args.registry));
   // From here on: base and wheel downloads, layer compression and pushes report their progress.
   ProgressDisplay progress(ProgressDisplay::mode_for_stderr());
+  build::BuildContext context{store, session, &progress, log_event};
 
-  PlanOptions plan_options;
-  VcsInfo vcs = detect_vcs(args.recipe == "-" ? fs::current_path() : fs::absolute(args.recipe).parent_path());
-  plan_options.revision = args.revision.empty() ? vcs.revision : args.revision;
-  plan_options.source = net::redact_credentials(args.source.empty() ? vcs.source : args.source);
-  // A base other than scratch is pulled (or imported) into the store while planning.
-  std::optional<LockFile> lock;
-  if (args.locked || !args.lock_file.empty()) lock = read_lock_file(lock_path_for(args.recipe, args.lock_file));
-  plan_options.resolve_base = [&store, &session, &lock](const std::string& base, const Platform& platform,
-                                                        const RootfsView::KeepContent& keep) {
-    // --locked: a registry base is pulled by its locked digest (the tag may have moved since).
-    if (lock) return resolve_locked_base(base, lock->base_digest, platform, store, session, keep);
-    return registry::resolve_base(base, platform, store, session, keep);
-  };
-  // Every step (plan/steps.cpp), in its order; with --dry-run they resolve without downloading.
-  StepRunOptions steps;
-  steps.mode = args.dry_run ? StepMode::kResolve : StepMode::kBuild;
-  steps.store = &store;
-  steps.downloads.verify_tls = !args.insecure_downloads;
-  steps.downloads.store_only = args.store_only;
-  if (lock) steps.lock = LockUse{&*lock, lock_path_for(args.recipe, args.lock_file), true, {}};
-  steps.strict = args.strict;
-  steps.timings = &timings.steps;
-  auto phase = std::chrono::steady_clock::now();
-  double cpu = cpu_seconds();
-  LoadedPlan loaded = load_and_plan(args.recipe, args.set, plan_options, platform_override, steps, args.allow_paths, args.variant);
-  if (loaded.recipe.variant_count > 0 && !loaded.recipe.variant)
-    throw InputError(args.recipe + " has " + std::to_string(loaded.recipe.variant_count) + " variants (matrix:)",
-                     "pass --variant NAME for one or --all-variants for all; `rockpack matrix " + args.recipe + "` lists them");
-  timings.plan_seconds = seconds_since(phase);
-  log_stage("plan", timings.plan_seconds, cpu_seconds() - cpu);
-  BuildPlan plan = std::move(loaded.plan);
-  if (args.compression.empty() && loaded.recipe.compression) compression = Compression::parse(*loaded.recipe.compression);
+  build::PlannedBuild planned = build::plan_build(request, context);
   if (args.dry_run) {
-    print_plan(plan, store, compression, args.json);
+    print_plan(planned.plan, store, planned.compression, args.json);
     return;
   }
-  if (outputs.empty() && args.push.empty()) outputs.push_back(ImageLocation::parse("oci:out/" + plan.name));
-  std::vector<registry::Reference> push_refs = push_references(args.push, plan.tags);
-  spdlog::info("building {} ({} layer{}, {})", plan.name, plan.layers.size(), plan.layers.size() == 1 ? "" : "s",
-               compression.str());
-
-  // The registry layer cache: a found layer stays in the registry (to be mounted) only when the
-  // image goes nowhere else than that registry; a local output needs its bytes.
-  std::optional<registry::RegistryLayerCache> layer_cache;
-  if (cache_options.from || cache_options.to) {
-    cache_options.download = !outputs.empty() || !cache_options.from;
-    for (const auto& r : push_refs)
-      if (cache_options.from && r.registry != cache_options.from->registry) cache_options.download = true;
-    layer_cache.emplace(cache_options, store, session);
-    layer_cache->load();
-  }
-
-  LayerOptions layer_options{compression, plan.source_date_epoch, args.threads, !args.no_cache,
-                             layer_cache ? &*layer_cache : nullptr};
-  LayerBuilder builder(store, layer_options, &progress);
-  phase = std::chrono::steady_clock::now();
-  cpu = cpu_seconds();
-  AssembledImage assembled = assemble_image(plan, builder);
-  log_layer_counts(assembled, layer_cache ? &*layer_cache : nullptr);
-  timings.assemble_seconds = seconds_since(phase);
-  log_stage("layers", timings.assemble_seconds, cpu_seconds() - cpu);
-  SealedImage sealed = seal(assembled.image);
-  // The previous image is read before any output or push could replace it; not part of the build's time.
-  std::optional<PreviousImage> previous;
-  if (!compare.previous.empty()) previous = load_previous(compare, plan, sealed.platform, store, session);
-  // What the SBOM and the report cost a build (made, rendered, written; not the comparison or the
-  // referrer pushes): logged with -v, the figure docs/provenance.md quotes.
-  double documents_seconds = 0;
-  phase = std::chrono::steady_clock::now();
-  // Made once: written next to the image and attached to every pushed tag.
-  const std::string sbom = args.sbom_file.empty() ? std::string() : sbom_text(plan, sealed, store, args.sbom_format);
-  documents_seconds += seconds_since(phase);
-
-  phase = std::chrono::steady_clock::now();
-  cpu = cpu_seconds();
-  for (const auto& out : outputs) {
-    write_image(sealed, store, out, {plan.name, plan.tags}, plan.source_date_epoch);
-    spdlog::info("wrote {}", out.str());
-  }
-  timings.output_seconds = seconds_since(phase);
-  log_stage("output", timings.output_seconds, cpu_seconds() - cpu);
-  std::vector<std::string> pushed;
-  if (!push_refs.empty()) {
-    registry::MissingBlobFetcher fetch_missing;
-    if (layer_cache) fetch_missing = [&layer_cache](const std::string& d) { layer_cache->fetch_into_store(d); };
-    phase = std::chrono::steady_clock::now();
-    registry::PushResult r = registry::push_image(sealed, store, push_refs, session, {}, fetch_missing);
-    timings.push_seconds = seconds_since(phase);
-    for (const auto& p : r.pushed) spdlog::info("pushed {}", p);
-    log_event("build.push",
-              fmt::format("push: {} blob{} uploaded ({}), {} mounted, {} already there", r.stats.blobs_uploaded,
-                          r.stats.blobs_uploaded == 1 ? "" : "s", human_bytes(r.stats.bytes_uploaded),
-                          r.stats.blobs_mounted, r.stats.blobs_existing),
-              {{"blobs_uploaded", r.stats.blobs_uploaded},
-               {"bytes_uploaded", r.stats.bytes_uploaded},
-               {"blobs_mounted", r.stats.blobs_mounted},
-               {"blobs_existing", r.stats.blobs_existing}});
-    pushed = r.pushed;
-  }
-  if (layer_cache && cache_options.to) layer_cache->export_cache();
-  // The build's duration: everything up to the image written and pushed; the SBOM, the report, the
-  // comparison and the referrers come after and are not in it.
-  timings.build_seconds = seconds_since(started) - (previous ? previous->load_seconds : 0);
-  if (!push_refs.empty() && !args.sbom_file.empty()) attach_sbom(sbom, args.sbom_format, sealed, push_refs, store, session);
-  if (want_report) {
-    std::vector<std::string> output_names;
-    for (const auto& o : outputs) output_names.push_back(o.str());
-    phase = std::chrono::steady_clock::now();
-    report::Report build_report = make_report({plan, assembled, sealed, timings, compression.str(), output_names, pushed});
-    documents_seconds += seconds_since(phase);
-    if (previous) compare_with_previous(build_report, assembled.image, *previous, compare, store, session);
-    phase = std::chrono::steady_clock::now();
-    const std::string report_json = report::to_json_text(build_report);
-    documents_seconds += seconds_since(phase);
-    if (!push_refs.empty()) attach_report(report_json, sealed, push_refs, store, session);
-    phase = std::chrono::steady_clock::now();
-    if (!args.report_file.empty()) write_file_atomic(args.report_file, report_json);
-    if (!args.report_markdown_file.empty()) write_file_atomic(args.report_markdown_file, report::to_markdown(build_report));
-    documents_seconds += seconds_since(phase);
-  }
-  if (!args.sbom_file.empty() || want_report) {
-    phase = std::chrono::steady_clock::now();
-    if (!args.sbom_file.empty()) write_file_atomic(args.sbom_file, sbom);
-    documents_seconds += seconds_since(phase);
-    spdlog::debug("SBOM and report: {:.1f} ms to make and write ({} components, {} layers)", documents_seconds * 1000,
-                  plan.components.size(), sealed.layers.size());
-  }
-  double secs = seconds_since(started);
-  spdlog::info("image {} ({} layer{}) built in {:.1f}s", sealed.manifest.digest, sealed.layers.size(),
-               sealed.layers.size() == 1 ? "" : "s", secs);
-
-  if (!args.metadata_file.empty()) {
-    nlohmann::json meta = {{"name", plan.name},
-                           {"manifest_digest", sealed.manifest.digest},
-                           {"config_digest", sealed.config.digest},
-                           {"tags", plan.tags},
-                           {"outputs", nlohmann::json::array()},
-                           {"layers", nlohmann::json::array()}};
-    for (const auto& o : outputs) meta["outputs"].push_back(o.str());
-    if (!plan.base_name.empty()) meta["base"] = {{"name", plan.base_name}, {"digest", plan.base_digest}};
-    meta["pushed"] = pushed;
-    if (nlohmann::json resolution = resolution_json(plan); !resolution.empty()) meta["resolution"] = resolution;
-    for (const auto& l : sealed.layers)
-      meta["layers"].push_back({{"digest", l.blob.digest}, {"size", l.blob.size}, {"diff_id", l.diff_id}});
-    write_file_atomic(args.metadata_file, meta.dump(2) + "\n");
-  }
-  if (!args.resolved_file.empty()) {
-    nlohmann::json resolved = {{"rockpack_resolution", 1}, {"name", plan.name}, {"image", sealed.manifest.digest}};
-    resolved.update(resolution_json(plan));
-    write_file_atomic(args.resolved_file, resolved.dump(2) + "\n");
-  }
-  std::printf("%s\n", sealed.manifest.digest.c_str());
+  build::BuildResult result = build::finish_build(request, context, std::move(planned));
+  std::printf("%s\n", result.sealed.manifest.digest.c_str());
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 // check passes, 1 when one fails, 2 when there is nothing to check.
 #include <cstdio>
 
-#include "cli/build_inputs.hpp"
+#include "build/inputs.hpp"
 #include "cli/commands.hpp"
 #include "cli/registry_flags.hpp"
 #include "inventory/image_source.hpp"
@@ -37,7 +37,7 @@ std::string config_string(const nlohmann::json& config, const char* key) {
 void run_check(const CheckArgs& args) {
   std::vector<recipe::RunItem> checks;
   if (!args.recipe.empty()) {
-    recipe::Recipe r = recipe::load_recipe(args.recipe, load_options(args.set));
+    recipe::Recipe r = recipe::load_recipe(args.recipe, build::load_options(args.set));
     checks = r.checks;
   }
   for (size_t i = 0; i < args.run.size(); ++i) {

@@ -2,15 +2,14 @@
 // and written as a lock file that `build --locked` builds from (plan/lock_file.hpp has the format).
 #include <spdlog/spdlog.h>
 
-#include "cli/build_inputs.hpp"
+#include "build/base.hpp"
+#include "build/inputs.hpp"
 #include "cli/commands.hpp"
-#include "cli/locking.hpp"
 #include "cli/registry_flags.hpp"
 #include "plan/lock_file.hpp"
 #include "plan/lock_plan.hpp"
 #include "plan/steps.hpp"
 #include "python/text.hpp"
-#include "registry/base_image.hpp"
 #include "util/error.hpp"
 
 namespace rp::cli {
@@ -31,7 +30,7 @@ struct LockArgs {
 };
 
 void run_lock(const LockArgs& args) {
-  const std::string path = lock_path_for(args.recipe, args.output);
+  const std::string path = build::lock_path_for(args.recipe, args.output);
   std::optional<Platform> platform_override;
   if (!args.platform.empty()) platform_override = Platform::parse(args.platform);
   ContentStore store(args.cache_dir.empty() ? ContentStore::default_root() : fs::path(args.cache_dir));
@@ -50,11 +49,8 @@ void run_lock(const LockArgs& args) {
     for (const auto& n : args.update_names) steps.lock.update.insert(python::normalize_name(n));
   }
   PlanOptions plan_options;
-  plan_options.resolve_base = [&](const std::string& base, const Platform& p, const RootfsView::KeepContent& keep) {
-    if (previous) return resolve_locked_base(base, previous->base_digest, p, store, session, keep);
-    return registry::resolve_base(base, p, store, session, keep);
-  };
-  LoadedPlan loaded = load_and_plan(args.recipe, args.set, plan_options, platform_override, steps, args.allow_paths);
+  plan_options.resolve_base = build::base_resolver(store, session, previous ? &*previous : nullptr);
+  build::LoadedPlan loaded = build::load_and_plan(args.recipe, args.set, plan_options, platform_override, steps, args.allow_paths);
   LockFile lock = lock_from_plan(loaded.plan, loaded.recipe);
 
   if (previous) {

@@ -9,13 +9,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/build_inputs.hpp"
+#include "build/base.hpp"
+#include "build/inputs.hpp"
 #include "cli/commands.hpp"
 #include "cli/family.hpp"
 #include "cli/registry_flags.hpp"
 #include "plan/plan.hpp"
 #include "plan/steps.hpp"
-#include "registry/base_image.hpp"
 #include "util/error.hpp"
 
 namespace rp::cli {
@@ -109,11 +109,8 @@ void run_matrix(const MatrixArgs& args) {
       steps.mode = StepMode::kResolve;
       steps.store = &*store;
       PlanOptions plan_options;
-      plan_options.resolve_base = [&store, &session](const std::string& base, const Platform& p,
-                                                     const RootfsView::KeepContent& keep) {
-        return registry::resolve_base(base, p, *store, *session, keep);
-      };
-      LoadedPlan loaded = load_and_plan(args.recipe, args.set, plan_options, {}, steps, args.allow_paths, m.name);
+      plan_options.resolve_base = build::base_resolver(*store, *session);
+      build::LoadedPlan loaded = build::load_and_plan(args.recipe, args.set, plan_options, {}, steps, args.allow_paths, m.name);
       RunnerEstimate e = estimate_runner(loaded.plan, !loaded.recipe.run.empty());
       entry["runner"] = labels.count(e.size) ? labels[e.size] : e.size;
       entry["runner_size"] = e.size;

@@ -7,7 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/progress_display.hpp"
 #include "cli/registry_flags.hpp"
-#include "cli/image_io.hpp"
+#include "build/image_io.hpp"
 #include "output/output_spec.hpp"
 #include "registry/pull.hpp"
 #include "registry/reference.hpp"
@@ -42,9 +42,9 @@ void run_pull(const PullArgs& args) {
   std::string familiar = ref.registry != registry::kDockerHub      ? ref.name()
                          : ref.repository.rfind("library/", 0) == 0 ? ref.repository.substr(8)
                                                                      : ref.repository;
-  DefaultNames names{familiar,
+  build::DefaultNames names{familiar,
                      tag.empty() ? std::vector<std::string>{} : std::vector<std::string>{tag}};
-  write_image(image, store, to, names, 0);
+  build::write_image(image, store, to, names, 0);
   size_t n = pulled.image.layers.size();
   spdlog::info("pulled {} ({} layer{}) into {}", pulled.pinned(), n, n == 1 ? "" : "s", to.str());
   if (image.manifest.digest != pulled.manifest_digest)

@@ -6,7 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/progress_display.hpp"
-#include "cli/image_io.hpp"
+#include "build/image_io.hpp"
 #include "cli/registry_flags.hpp"
 #include "output/image_reader.hpp"
 #include "output/output_spec.hpp"
@@ -29,9 +29,9 @@ struct PushArgs {
 
 // The names a copy of `from` gets when its destination does not give any: a docker archive's first
 // RepoTag, a layout's or oci-archive's tags.
-DefaultNames names_of(const ImageLocation& from) {
+build::DefaultNames names_of(const ImageLocation& from) {
   LocalImage local = read_local_image(from);
-  DefaultNames names;
+  build::DefaultNames names;
   if (from.kind == ImageLocation::Kind::kDockerArchive) {
     if (!local.repo_tags.empty()) {
       const std::string& first = local.repo_tags.front();
@@ -61,9 +61,9 @@ void run_push(const PushArgs& args) {
     // A local destination gets a copy: the manifest bytes stay where the source has a manifest, so
     // the digest does too.
     SealedImage image = seal_local_image(from, store);
-    DefaultNames names = names_of(from);
+    build::DefaultNames names = names_of(from);
     for (const auto& to : locals) {
-      write_image(image, store, to, names, 0);
+      build::write_image(image, store, to, names, 0);
       spdlog::info("copied {} to {}", from.str(), to.str());
     }
     if (refs.empty()) {

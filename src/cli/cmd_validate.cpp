@@ -2,7 +2,7 @@
 // requirements and rocm targets/versions checked); `rockpack plan` is the online check.
 #include <cstdio>
 
-#include "cli/build_inputs.hpp"
+#include "build/inputs.hpp"
 #include "cli/family.hpp"
 #include "cli/commands.hpp"
 #include "cli/progress_display.hpp"
@@ -21,7 +21,7 @@ struct ValidateArgs {
 void validate_one(const ValidateArgs& args, const std::string& variant) {
   StepRunOptions offline;
   offline.mode = StepMode::kOffline;
-  BuildPlan plan = load_and_plan(args.recipe, args.set, {}, {}, offline, args.allow_paths, variant).plan;
+  BuildPlan plan = build::load_and_plan(args.recipe, args.set, {}, {}, offline, args.allow_paths, variant).plan;
   size_t entries = 0;
   uint64_t bytes = 0;
   for (const auto& l : plan.layers) {

@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "cli/build_inputs.hpp"
+#include "build/inputs.hpp"
 #include "recipe/model.hpp"
 #include "util/error.hpp"
 
@@ -13,7 +13,7 @@ std::vector<FamilyMember> load_family(const std::string& recipe_file, const std:
   if (recipe_file == "-")
     throw InputError("a recipe's variants need the recipe as a file, not on stdin",
                      "write it to a file, or build one variant: rockpack build - --variant NAME");
-  recipe::LoadOptions options = load_options(set_pairs);
+  recipe::LoadOptions options = build::load_options(set_pairs);
   for (const auto& dir : allow_paths) options.allow_paths.push_back(std::filesystem::absolute(dir).lexically_normal());
   std::vector<FamilyMember> out;
   for (const auto& v : recipe::list_variants(recipe_file, options)) {

@@ -10,19 +10,6 @@
 
 namespace rp::cli {
 
-std::string human_bytes(uint64_t bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(bytes);
-  int u = 0;
-  while (v >= 1024 && u < 4) {
-    v /= 1024;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
-  return buf;
-}
-
 std::string human_duration(double seconds) {
   if (!(seconds >= 0) || seconds > 100 * 3600) return "";
   auto s = static_cast<long>(seconds + 0.5);

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "assemble/progress.hpp"
+#include "util/strings.hpp"  // human_bytes
 #include "util/transfer_progress.hpp"
 
 namespace rp::cli {
@@ -71,7 +72,6 @@ class ProgressDisplay final : public BuildProgress, public TransferObserver {
   int drawn_lines_ = 0;
 };
 
-std::string human_bytes(uint64_t bytes);
 // "1m05s", "12s"; empty when not known.
 std::string human_duration(double seconds);
 

@@ -7,7 +7,7 @@
 // summary) and one reader: a report read back (a previous image's referrer, `--compare-report FILE`)
 // is untrusted input, so `parse_report` checks every field it uses and throws rp::Error naming the
 // first bad one, never anything else. Knows nothing of plans, images or registries: the caller
-// (src/cli/build_report.cpp) fills the model.
+// (src/build/report.cpp) fills the model.
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -2,6 +2,7 @@
 #include "util/strings.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdint>
 
 namespace rp {
@@ -139,6 +140,19 @@ bool has_dot_dot_component(std::string_view path) {
     i = j + 1;
   }
   return false;
+}
+
+std::string human_bytes(uint64_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
+  return buf;
 }
 
 }  // namespace rp

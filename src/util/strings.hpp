@@ -2,6 +2,7 @@
 // Small string helpers shared by every module. ASCII only on purpose: every format rockpack parses
 // (versions, names, markers, headers, control files) is defined over ASCII, and locale-dependent
 // functions would make parsing depend on the machine.
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,5 +37,7 @@ std::string terminal_safe(std::string_view s);
 // `text` cut to at most `max` bytes (with "... (N bytes)" appended when cut), for quoting untrusted
 // values in messages: a 50 MB name must not be echoed whole.
 std::string shorten(std::string_view text, size_t max = 200);
+// A byte count for people: "512 B", "1.5 KiB", "3.2 GiB" (binary units, one decimal).
+std::string human_bytes(uint64_t bytes);
 
 }  // namespace rp

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/build_report.hpp"
+#include "build/report.hpp"
 #include "report/report.hpp"
 #include "util/error.hpp"
 
@@ -224,11 +224,11 @@ TEST_CASE("make_report: base layers, built and cached layers, steps and totals f
   SealedImage sealed;
   sealed.manifest.digest = kDigestA;
   sealed.layers = {base_layer, files_layer, wheels_layer};
-  cli::BuildTimings timings;
+  build::BuildTimings timings;
   timings.steps = {{"base", 0.2}, {"files", 0.1}, {"python", 3.0}};
   timings.build_seconds = 6.0;
 
-  report::Report r = cli::make_report({plan, assembled, sealed, timings, "gzip:6", {"oci:out:latest"}, {}});
+  report::Report r = build::make_report({plan, assembled, sealed, timings, "gzip:6", {"oci:out:latest"}, {}});
   REQUIRE(r.layers.size() == 3);
   CHECK(r.layers[0].step == "base");
   CHECK_FALSE(r.layers[0].entries.has_value());

@@ -10,7 +10,7 @@
 #include "plan/steps.hpp"
 #include "recipe/model.hpp"
 
-namespace rp::cli {
+namespace rp::build {
 
 // "KEY=VALUE" pairs; throws InputError for a pair without '='.
 std::map<std::string, std::string> parse_set_args(const std::vector<std::string>& pairs);
@@ -33,4 +33,4 @@ LoadedPlan load_and_plan(const std::string& recipe_file, const std::vector<std::
                          const StepRunOptions& steps = StepRunOptions::offline(),
                          const std::vector<std::string>& allow_paths = {}, const std::string& variant = {});
 
-}  // namespace rp::cli
+}  // namespace rp::build

@@ -1,7 +1,7 @@
 #pragma once
 // `build --report FILE [--report-markdown FILE] [--compare-to REF [--compare-report FILE]]`: the build
 // report (src/report/) filled from what the build measured where it did the work — run_steps times
-// each step's plan(), assemble_image each layer, run_build the outputs and the push — and, with
+// each step's plan(), assemble_image each layer, finish_build the outputs and the push — and, with
 // --compare-to, the deltas against a previous image: its packages and layers from src/inventory
 // (the same reading as `rockpack diff`), its build time from its own report (the image's
 // application/vnd.rockpack.report+json referrer in a registry, or --compare-report FILE).
@@ -18,7 +18,7 @@
 #include "report/report.hpp"
 #include "store/content_store.hpp"
 
-namespace rp::cli {
+namespace rp::build {
 
 // Wall times measured by the build (seconds).
 struct BuildTimings {
@@ -89,4 +89,4 @@ void compare_with_previous(report::Report& report, const Image& image, const Pre
 void attach_report(const std::string& text, const SealedImage& image, const std::vector<registry::Reference>& pushed_to,
                    ContentStore& store, registry::Session& session);
 
-}  // namespace rp::cli
+}  // namespace rp::build

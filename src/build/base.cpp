@@ -1,11 +1,11 @@
-#include "cli/locking.hpp"
+#include "build/base.hpp"
 
 #include "output/output_spec.hpp"
 #include "registry/base_image.hpp"
 #include "registry/reference.hpp"
 #include "util/error.hpp"
 
-namespace rp::cli {
+namespace rp::build {
 
 std::string lock_path_for(const std::string& recipe, const std::string& lock_file) {
   if (!lock_file.empty()) return lock_file;
@@ -13,8 +13,8 @@ std::string lock_path_for(const std::string& recipe, const std::string& lock_fil
   return recipe + ".lock";
 }
 
-BaseImage resolve_locked_base(const std::string& base, const std::string& digest, const Platform& platform,
-                              ContentStore& store, registry::Session& session, const RootfsView::KeepContent& keep) {
+BaseImage resolve_base(const std::string& base, const Platform& platform, ContentStore& store,
+                       registry::Session& session, const RootfsView::KeepContent& keep, const std::string& digest) {
   if (digest.empty() || ImageLocation::is_local(base)) return registry::resolve_base(base, platform, store, session, keep);
   registry::Reference ref = registry::parse_reference(base);
   if (ref.has_digest()) return registry::resolve_base(base, platform, store, session, keep);
@@ -24,4 +24,10 @@ BaseImage resolve_locked_base(const std::string& base, const std::string& digest
   return out;
 }
 
-}  // namespace rp::cli
+decltype(PlanOptions::resolve_base) base_resolver(ContentStore& store, registry::Session& session, const LockFile* lock) {
+  return [&store, &session, lock](const std::string& base, const Platform& platform, const RootfsView::KeepContent& keep) {
+    return resolve_base(base, platform, store, session, keep, lock ? lock->base_digest : std::string());
+  };
+}
+
+}  // namespace rp::build

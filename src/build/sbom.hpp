@@ -10,7 +10,7 @@
 #include "registry/transport.hpp"
 #include "store/content_store.hpp"
 
-namespace rp::cli {
+namespace rp::build {
 
 // Throws rp::InputError (exit 2) for a format other than spdx or cyclonedx.
 void check_sbom_format(const std::string& format);
@@ -22,4 +22,4 @@ std::string sbom_text(const BuildPlan& plan, const SealedImage& image, const Con
 void attach_sbom(const std::string& text, const std::string& format, const SealedImage& image,
                  const std::vector<registry::Reference>& pushed_to, ContentStore& store, registry::Session& session);
 
-}  // namespace rp::cli
+}  // namespace rp::build

@@ -8,7 +8,7 @@
 #include "output/output_spec.hpp"
 #include "store/content_store.hpp"
 
-namespace rp::cli {
+namespace rp::build {
 
 // Which names the image gets when the destination does not say: `tags` under `name` (a docker
 // archive tags "name:tag"; layouts and oci archives use the tags alone). Both may be empty.
@@ -21,4 +21,4 @@ struct DefaultNames {
 void write_image(const SealedImage& image, const ContentStore& store, const ImageLocation& to,
                  const DefaultNames& names, int64_t mtime);
 
-}  // namespace rp::cli
+}  // namespace rp::build

@@ -1,11 +1,11 @@
-#include "cli/image_io.hpp"
+#include "build/image_io.hpp"
 
 #include "output/docker_archive.hpp"
 #include "output/oci_archive.hpp"
 #include "output/oci_layout.hpp"
 #include "registry/reference.hpp"
 
-namespace rp::cli {
+namespace rp::build {
 
 namespace {
 
@@ -41,4 +41,4 @@ void write_image(const SealedImage& image, const ContentStore& store, const Imag
   }
 }
 
-}  // namespace rp::cli
+}  // namespace rp::build

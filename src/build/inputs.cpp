@@ -1,4 +1,4 @@
-#include "cli/build_inputs.hpp"
+#include "build/inputs.hpp"
 
 #include <chrono>
 #include <cstdlib>
@@ -9,7 +9,7 @@
 
 #include "util/error.hpp"
 
-namespace rp::cli {
+namespace rp::build {
 
 std::map<std::string, std::string> parse_set_args(const std::vector<std::string>& pairs) {
   std::map<std::string, std::string> out;
@@ -68,4 +68,4 @@ LoadedPlan load_and_plan(const std::string& recipe_file, const std::vector<std::
   return {std::move(recipe), std::move(plan)};
 }
 
-}  // namespace rp::cli
+}  // namespace rp::build

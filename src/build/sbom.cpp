@@ -1,4 +1,4 @@
-#include "cli/build_sbom.hpp"
+#include "build/sbom.hpp"
 
 #include <cctype>
 #include <map>
@@ -13,7 +13,7 @@
 #include "util/error.hpp"
 #include "util/spdx_license.hpp"
 
-namespace rp::cli {
+namespace rp::build {
 
 namespace {
 
@@ -190,4 +190,4 @@ void attach_sbom(const std::string& text, const std::string& format, const Seale
   }
 }
 
-}  // namespace rp::cli
+}  // namespace rp::build

@@ -1,11 +1,11 @@
-#include "cli/vcs_info.hpp"
+#include "build/vcs_info.hpp"
 
 #include <cstdio>
 #include <cstdlib>
 
 #include "net/url.hpp"
 
-namespace rp::cli {
+namespace rp::build {
 
 namespace {
 std::string run_git(const fs::path& dir, const std::string& args) {
@@ -46,4 +46,4 @@ VcsInfo detect_vcs(const fs::path& dir) {
   return info;
 }
 
-}  // namespace rp::cli
+}  // namespace rp::build

@@ -3,7 +3,7 @@
 
 #include "util/fs.hpp"
 
-namespace rp::cli {
+namespace rp::build {
 
 // The git commit and the origin URL of the repository holding `dir`, when there is one. The URL is
 // stripped of any user:password@ part (tokens in remote URLs must never reach image annotations) and
@@ -14,4 +14,4 @@ struct VcsInfo {
 };
 VcsInfo detect_vcs(const fs::path& dir);
 
-}  // namespace rp::cli
+}  // namespace rp::build

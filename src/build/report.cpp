@@ -1,4 +1,4 @@
-#include "cli/build_report.hpp"
+#include "build/report.hpp"
 
 #include <chrono>
 #include <map>
@@ -16,7 +16,7 @@
 #include "util/error.hpp"
 #include "util/fs.hpp"
 
-namespace rp::cli {
+namespace rp::build {
 
 namespace {
 
@@ -330,4 +330,4 @@ void attach_report(const std::string& text, const SealedImage& image, const std:
   }
 }
 
-}  // namespace rp::cli
+}  // namespace rp::build
