@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Pull benchmark (not a test): what the image costs the CI jobs that pull it. rockpack's ROCm image
-# (the recipe of bench/rocm_bench.sh, zstd:10 as the nightly, its layers as rockpack writes them) against the peer's
+# (the recipe of bench/rocm_bench.sh on its whl-next mock, zstd:10 as the nightly, its layers as rockpack writes them) against the peer's
 # (the same base and the same files as ONE gzip layer made with `tar | pigz -6`, as the shell peer
 # builds it), both pushed to a loopback registry (Debian's docker-registry), then pulled:
 #   - `ctr images pull --plain-http` into a fresh containerd (its own root, state and socket in a
