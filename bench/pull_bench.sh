@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Pull benchmark (not a test): what the image costs the CI jobs that pull it. rockpack's ROCm image
-# (the recipe of bench/rocm_bench.sh, zstd:10 as the nightly, its layers as rockpack writes them) against the peer's
+# (the recipe of bench/rocm_bench.sh on its whl-next mock, zstd:10 as the nightly, its layers as rockpack writes them) against the peer's
 # (the same base and the same files as ONE gzip layer made with `tar | pigz -6`, as the shell peer
 # builds it), both pushed to a loopback registry (Debian's docker-registry), then pulled:
 #   - `ctr images pull --plain-http` into a fresh containerd (its own root, state and socket in a
@@ -42,15 +42,18 @@ pyver=$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 source "$root/bench/lib.sh"
 bench_setup pullbench
 
-# The mock index (the one bench/rocm_bench.sh uses and caches) and the Debian python3 base.
+# The mock index (the one bench/rocm_bench.sh --layout whl-next uses and caches: same key, same
+# directory) and the Debian python3 base.
 gen=$root/tests/tools/make_therock_index.py
 cache=${ROCKPACK_BENCH_CACHE:-$HOME/.cache/rockpack-bench}
-index_dir=$cache/therock-$scale-$family-$version-py$pyver-$(sha256sum <"$gen" | cut -c1-12)
+key=$(sha256sum <"$gen" | cut -c1-12)
+index_dir=$cache/therock-$scale-whl-next-$family-$version-py$pyver-$key
 mkdir -p "$cache"
 if [ ! -d "$index_dir" ]; then
   echo "generating the $scale-scale mock TheRock index (once; cached in $index_dir)..." >&2
   rm -rf "$index_dir.tmp"
-  python3 "$gen" "$index_dir.tmp" --family "$family" --versions "$version" --python "$pyver" --scale "$scale"
+  python3 "$gen" "$index_dir.tmp" --layout whl-next --target gfx942 --target gfx950 --versions "$version" \
+    --python "$pyver" --scale "$scale"
   mv "$index_dir.tmp" "$index_dir"
 fi
 # shellcheck source=../tests/integration/lib/debian_base.sh
@@ -58,7 +61,7 @@ source "$root/tests/integration/lib/debian_base.sh"
 rc=0
 ROCKPACK=$ROCKPACK debian_python_base "$work/base" || rc=$?
 [ "$rc" -eq 0 ] || { echo "pull_bench: no Debian python3 base (exit $rc)" >&2; exit 2; }
-python3 "$root/tests/tools/static_server.py" "$index_dir" --port 0 --port-file "$work/port" >"$work/server.log" 2>&1 &
+python3 "$root/tests/tools/static_server.py" "$index_dir" --routes "$index_dir/routes.json" --port 0 --port-file "$work/port" >"$work/server.log" 2>&1 &
 PIDS+=($!)
 for _ in $(seq 1 100); do [ -s "$work/port" ] && break; sleep 0.1; done
 [ -s "$work/port" ] || { echo "pull_bench: the index server did not start" >&2; exit 1; }
@@ -70,7 +73,8 @@ python:
   venv: /opt/venv
 rocm:
   source: therock
-  index: "http://127.0.0.1:$(cat "$work/port")/{family}/"
+  index: "http://127.0.0.1:$(cat "$work/port")/rocm/whl-next/"
+  verify: tls-only
   targets: gfx942
   components: [libraries, devel]
   version: latest
@@ -187,6 +191,14 @@ TOML
   echo "pull_bench: containerd does not start: $(tail -3 "$work/containerd.log")" >&2
   exit 1
 }
+# containerd's CPU seconds (user + system, with the children it reaped: unpigz for gzip layers),
+# read from /proc before it stops; into CTRD_CPU.
+containerd_cpu() {
+  local f
+  read -r -a f <"/proc/$ctrd_pid/stat"
+  CTRD_CPU=$(awk -v t="$(getconf CLK_TCK)" -v a="${f[13]}" -v b="${f[14]}" -v c="${f[15]}" -v d="${f[16]}" \
+    'BEGIN {printf "%.2f", (a + b + c + d) / t}')
+}
 stop_containerd() {
   kill "$ctrd_pid" 2>/dev/null || true
   wait "$ctrd_pid" 2>/dev/null || true
@@ -195,30 +207,48 @@ stop_containerd() {
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 : >"$work/ctr.rp" ; : >"$work/ctr.peer" ; : >"$work/skopeo.rp" ; : >"$work/skopeo.peer"
+: >"$work/cpu.rp" ; : >"$work/cpu.peer"
+snapshotter=unknown
 for round in $(seq 1 "$runs"); do
   for img in rp peer; do
     start_containerd
+    # The snapshotter the pull unpacks into (overlayfs unless the filesystem under the root refuses
+    # it; `native` would copy the whole parent tree for every layer).
+    snapshotter=$(ctr --address "$work/containerd/sock" plugins ls 2>/dev/null |
+      awk '$1 == "io.containerd.snapshotter.v1" && $2 == "overlayfs" {print $2 " (" $NF ")"}')
     measure "ctr_$img" ctr --address "$work/containerd/sock" -n bench images pull --plain-http "$reg/bench/$img:t"
+    containerd_cpu
     echo "$WALL" >>"$work/ctr.$img"
-    eval "ctr_${img}_rss=\$RSS"
+    awk -v u="$USR" -v s="$SYS" -v c="$CTRD_CPU" 'BEGIN {printf "%.2f\n", u + s + c}' >>"$work/cpu.$img"
     stop_containerd
     rm -rf "$work/layout"
     measure "skopeo_$img" skopeo copy --quiet --src-tls-verify=false "docker://$reg/bench/$img:t" "oci:$work/layout:t"
     echo "$WALL" >>"$work/skopeo.$img"
     rm -rf "$work/layout"
   done
-  echo "round $round: ctr rockpack $(tail -n1 "$work/ctr.rp") s, peer $(tail -n1 "$work/ctr.peer") s;" \
+  echo "round $round: ctr rockpack $(tail -n1 "$work/ctr.rp") s ($(tail -n1 "$work/cpu.rp") CPU-s)," \
+    "peer $(tail -n1 "$work/ctr.peer") s ($(tail -n1 "$work/cpu.peer") CPU-s);" \
     "skopeo rockpack $(tail -n1 "$work/skopeo.rp") s, peer $(tail -n1 "$work/skopeo.peer") s" >&2
 done
 ctr_rp=$(median <"$work/ctr.rp") ctr_peer=$(median <"$work/ctr.peer")
 sk_rp=$(median <"$work/skopeo.rp") sk_peer=$(median <"$work/skopeo.peer")
+cpu_rp=$(median <"$work/cpu.rp") cpu_peer=$(median <"$work/cpu.peer")
 mb() { awk -v b="$1" 'BEGIN {printf "%.1f MB", b / 1e6}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2fx", (b > 0) ? a / b : 0}'; }
 echo
 echo "Pull of the ROCm image ($scale scale, $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg), medians of $runs):"
 echo
-echo "| image | layers | compressed | ctr images pull (+unpack) | skopeo copy to oci: |"
-echo "|---|---|---|---|---|"
-echo "| rockpack ($compression; base layers $rp_kinds) | $rp_layers | $(mb "$rp_bytes") | ${ctr_rp} s | ${sk_rp} s |"
-echo "| peer (one $peer_kinds layer from tar \\| pigz) | $peer_layers | $(mb "$peer_bytes") | ${ctr_peer} s | ${sk_peer} s |"
-echo "| speed-up | | | $(ratio "$ctr_peer" "$ctr_rp") | $(ratio "$sk_peer" "$sk_rp") |"
+echo "| image | layers | compressed | ctr images pull (+unpack) | its CPU (ctr + containerd) | skopeo copy to oci: |"
+echo "|---|---|---|---|---|---|"
+echo "| rockpack ($compression; base layers $rp_kinds) | $rp_layers | $(mb "$rp_bytes") | ${ctr_rp} s | ${cpu_rp} s | ${sk_rp} s |"
+echo "| peer (one $peer_kinds layer from tar \\| pigz) | $peer_layers | $(mb "$peer_bytes") | ${ctr_peer} s | ${cpu_peer} s | ${sk_peer} s |"
+echo "| speed-up | | | $(ratio "$ctr_peer" "$ctr_rp") | $(ratio "$cpu_peer" "$cpu_rp") | $(ratio "$sk_peer" "$sk_rp") |"
+echo
+echo "containerd's snapshotter: $snapshotter; rockpack's layers (compressed bytes):"
+python3 - "$work/rp" <<'P'
+import json, os, sys
+d = sys.argv[1]
+idx = json.load(open(os.path.join(d, "index.json")))
+m = json.load(open(os.path.join(d, "blobs/sha256", idx["manifests"][0]["digest"][7:])))
+print("  " + ", ".join("%.1f MB %s" % (l["size"] / 1e6, l["mediaType"].rsplit("+", 1)[-1]) for l in m["layers"]))
+P
