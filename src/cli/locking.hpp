@@ -11,7 +11,9 @@
 namespace rp::cli {
 
 // `lock_file` when given, else RECIPE.lock next to the recipe; a recipe on stdin ("-") needs one.
-std::string lock_path_for(const std::string& recipe, const std::string& lock_file);
+// A variant of the recipe's matrix: has a lock of its own (its args, and so its files, differ):
+// RECIPE.VARIANT.lock, or `lock_file` with `{variant}` replaced by its name (cli/variant_files.hpp).
+std::string lock_path_for(const std::string& recipe, const std::string& lock_file, const std::string& variant = {});
 
 // The recipe's base, resolved: a registry reference without a digest is pulled by `digest` (the
 // locked one; the tag may have moved since) but keeps its name as the recipe writes it, so the
