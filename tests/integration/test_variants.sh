@@ -353,4 +353,12 @@ rc=0
 assert_eq "$rc" "2" "a missing variant lock is bad input (exit 2)"
 assert_contains "$(cat nolock.err)" "recipe.yaml.gfx950-py3.11.lock" "the missing lock is named"
 [ ! -e "$WORK/nolock" ] || fail "a family with a missing lock was written"
+# Another variant's lock is stale for this one (its args differ), and the hint locks this variant.
+cp fam/recipe.yaml.gfx942-py3.11.lock fam/recipe.yaml.gfx950-py3.11.lock
+rc=0
+"$ROCKPACK" build fam/recipe.yaml --variant gfx950-py3.11 --locked --set INDEX="$INDEX" --cache-dir store-locked \
+  -o "oci:$WORK/stale" > stale.out 2> stale.err || rc=$?
+assert_eq "$rc" "2" "a stale variant lock is bad input (exit 2)"
+assert_contains "$(cat stale.err)" "arg TARGET is 'gfx950', locked 'gfx942'" "the stale lock says what differs"
+assert_contains "$(cat stale.err)" "rockpack lock recipe.yaml --variant gfx950-py3.11" "the hint locks the variant"
 echo "ok: lock --all-variants, and build --all-variants --locked with an SBOM, resolution and comparison per variant"
