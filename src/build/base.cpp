@@ -1,5 +1,7 @@
 #include "build/base.hpp"
 
+#include "build/variant_files.hpp"
+
 #include "output/output_spec.hpp"
 #include "registry/base_image.hpp"
 #include "registry/reference.hpp"
@@ -7,10 +9,10 @@
 
 namespace rp::build {
 
-std::string lock_path_for(const std::string& recipe, const std::string& lock_file) {
-  if (!lock_file.empty()) return lock_file;
+std::string lock_path_for(const std::string& recipe, const std::string& lock_file, const std::string& variant) {
+  if (!lock_file.empty()) return variant.empty() ? lock_file : per_variant_path(lock_file, variant);
   if (recipe == "-") throw InputError("a recipe on stdin has no default lock file", "name it: --lock FILE");
-  return recipe + ".lock";
+  return variant.empty() ? recipe + ".lock" : recipe + "." + variant + ".lock";
 }
 
 BaseImage resolve_base(const std::string& base, const Platform& platform, ContentStore& store,

@@ -13,7 +13,9 @@
 namespace rp::build {
 
 // `lock_file` when given, else RECIPE.lock next to the recipe; a recipe on stdin ("-") needs one.
-std::string lock_path_for(const std::string& recipe, const std::string& lock_file);
+// A variant of the recipe's matrix: has a lock of its own (its args, and so its files, differ):
+// RECIPE.VARIANT.lock, or `lock_file` with `{variant}` replaced by its name (build/variant_files.hpp).
+std::string lock_path_for(const std::string& recipe, const std::string& lock_file, const std::string& variant = {});
 
 // The recipe's base, resolved: pulled from its registry or imported from oci:/oci-archive:/
 // docker-archive: (registry::resolve_base). With a `locked_digest`, a registry reference without a

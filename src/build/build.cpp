@@ -228,7 +228,7 @@ PlannedBuild plan_build(const CheckedRequest& request, BuildContext& context) {
   // A base other than scratch is pulled (or imported) into the store while planning; with --locked,
   // a registry base is pulled by its locked digest (the tag may have moved since).
   std::optional<LockFile> lock;
-  if (r.locked || !r.lock_file.empty()) lock = read_lock_file(lock_path_for(r.recipe, r.lock_file));
+  if (r.locked || !r.lock_file.empty()) lock = read_lock_file(lock_path_for(r.recipe, r.lock_file, r.variant));
   plan_options.resolve_base = base_resolver(context.store, context.session, lock ? &*lock : nullptr);
   // Every step (plan/steps.cpp), in its order; with a dry run they resolve without downloading.
   StepRunOptions steps;
@@ -236,7 +236,7 @@ PlannedBuild plan_build(const CheckedRequest& request, BuildContext& context) {
   steps.store = &context.store;
   steps.downloads.verify_tls = !r.insecure_downloads;
   steps.downloads.store_only = r.store_only;
-  if (lock) steps.lock = LockUse{&*lock, lock_path_for(r.recipe, r.lock_file), true, {}};
+  if (lock) steps.lock = LockUse{&*lock, lock_path_for(r.recipe, r.lock_file, r.variant), true, {}};
   steps.strict = r.strict;
   steps.timings = &planned.timings.steps;
   auto phase = std::chrono::steady_clock::now();

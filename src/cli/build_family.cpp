@@ -12,17 +12,20 @@
 #include <nlohmann/json.hpp>
 
 #include "assemble/layer_builder.hpp"
+#include "build/image_io.hpp"
 #include "build/inputs.hpp"
 #include "build/report.hpp"
+#include "build/sbom.hpp"
+#include "build/variant_files.hpp"
+#include "build/vcs_info.hpp"
 #include "cli/family.hpp"
-#include "build/image_io.hpp"
 #include "cli/logging.hpp"
 #include "cli/plan_output.hpp"
 #include "cli/progress_display.hpp"
-#include "build/vcs_info.hpp"
 #include "net/url.hpp"
 #include "output/output_spec.hpp"
 #include "plan/image_assembler.hpp"
+#include "plan/lock_file.hpp"
 #include "plan/plan.hpp"
 #include "plan/steps.hpp"
 #include "build/base.hpp"
@@ -68,6 +71,7 @@ struct VariantBuild {
   FamilyMember member;
   bool built = false;
   std::string error;  // when it failed
+  bool input_error = false;  // the failure was bad input (a stale lock, a bad reference): exit 2
   std::optional<BuildPlan> plan;
   std::optional<AssembledImage> assembled;
   std::optional<SealedImage> sealed;
@@ -76,6 +80,14 @@ struct VariantBuild {
   std::string compression;  // as the report names it ("gzip", "zstd:10")
   std::vector<std::string> pushed;
   registry::PushStats push_stats;
+  // Per variant, read before any work: its lock (--locked) and what it is compared with (--compare-to).
+  std::optional<LockFile> lock;
+  std::string lock_path;
+  std::optional<CompareRequest> compare;
+  // Made once it is built, before anything is written or pushed.
+  std::optional<PreviousImage> previous;  // read before a push could move the tag it names
+  std::string sbom;                       // --sbom: the document's text
+  std::optional<report::Report> report;   // --report/--report-markdown: its build report
 };
 
 // The shared setup of every variant: store, session, layer cache, options.
@@ -114,8 +126,16 @@ void build_variant(FamilyContext& ctx, VariantBuild& v, size_t index, size_t cou
   steps.downloads.store_only = args.store_only;
   steps.strict = args.strict;
   steps.timings = &v.timings.steps;
+  PlanOptions plan_options = ctx.plan_options;
+  if (v.lock) {
+    // --locked: this variant's lock pins its files, and its base by digest (the tag may have moved since).
+    steps.lock = LockUse{&*v.lock, v.lock_path, true, {}};
+    plan_options.resolve_base = [&ctx, &v](const std::string& base, const Platform& p, const RootfsView::KeepContent& keep) {
+      return build::resolve_base(base, p, ctx.store, ctx.session, keep, v.lock->base_digest);
+    };
+  }
   auto phase = std::chrono::steady_clock::now();
-  build::LoadedPlan loaded = build::load_and_plan(args.recipe, args.set, ctx.plan_options, ctx.platform, steps, args.allow_paths,
+  build::LoadedPlan loaded = build::load_and_plan(args.recipe, args.set, plan_options, ctx.platform, steps, args.allow_paths,
                                     v.member.name);
   v.timings.plan_seconds = family_seconds_since(phase);
   Compression compression = Compression::parse(
@@ -143,6 +163,11 @@ void build_variant(FamilyContext& ctx, VariantBuild& v, size_t index, size_t cou
   v.sealed = seal(v.assembled->image);
   v.counts = count_layers(*v.assembled);
   v.timings.build_seconds = family_seconds_since(started);
+  // The previous image is read now, before any variant is written or pushed (a push of the family could
+  // move the tag it names); the SBOM is made now so that a variant whose SBOM fails is a failed variant.
+  if (v.compare && !v.compare->previous.empty())
+    v.previous = build::load_previous(*v.compare, *v.plan, v.sealed->platform, ctx.store, ctx.session);
+  if (!args.sbom_file.empty()) v.sbom = build::sbom_text(*v.plan, *v.sealed, ctx.store, args.sbom_format);
   v.built = true;
   log_event("build.variant",
             fmt::format("variant {} built: {} in {:.1f}s; layers: {} built ({} compressed), {} from the store, {} from "
@@ -225,7 +250,8 @@ nlohmann::json family_report(const std::vector<VariantBuild>& variants, const st
         image_bytes += static_cast<uint64_t>(l.blob.size);
         if (distinct.insert(l.blob.digest).second) distinct_bytes += static_cast<uint64_t>(l.blob.size);
       }
-      report::Report r = build::make_report({*v.plan, *v.assembled, *v.sealed, v.timings, v.compression, outputs, v.pushed});
+      const report::Report r =
+          v.report ? *v.report : build::make_report({*v.plan, *v.assembled, *v.sealed, v.timings, v.compression, outputs, v.pushed});
       j["report"] = nlohmann::json::parse(report::to_json_text(r));
     } else if (!v.error.empty()) {
       ++failed;
@@ -276,6 +302,60 @@ std::string family_markdown(const nlohmann::json& report) {
   return md;
 }
 
+// With --compare-to: after the family's table, each variant's own report (as `build --variant
+// --report-markdown` writes it), with its deltas against its previous image.
+std::string variant_reports_markdown(const std::vector<VariantBuild>& variants) {
+  std::string md;
+  for (const auto& v : variants)
+    if (v.report) md += "\n## " + v.member.name + "\n" + report::to_markdown(*v.report);
+  return md;
+}
+
+// The per-variant documents of the variants that were delivered: the report (with its comparison)
+// and the SBOM attached to every tag the variant was pushed to, and --sbom/--resolved written.
+void finish_variants(FamilyContext& ctx, std::vector<VariantBuild>& variants, const std::vector<std::string>& output_names,
+                     bool want_report) {
+  const FamilyBuildArgs& args = ctx.args;
+  for (auto& v : variants) {
+    if (!v.built) continue;
+    const std::vector<registry::Reference> pushed_to =
+        v.pushed.empty() ? std::vector<registry::Reference>{} : variant_push_refs(args.push, v.plan->tags);
+    if (!pushed_to.empty() && !args.sbom_file.empty()) build::attach_sbom(v.sbom, args.sbom_format, *v.sealed, pushed_to, ctx.store, ctx.session);
+    if (want_report) {
+      v.report = build::make_report({*v.plan, *v.assembled, *v.sealed, v.timings, v.compression, output_names, v.pushed});
+      if (v.previous) build::compare_with_previous(*v.report, v.assembled->image, *v.previous, *v.compare, ctx.store, ctx.session);
+      if (!pushed_to.empty()) build::attach_report(report::to_json_text(*v.report), *v.sealed, pushed_to, ctx.store, ctx.session);
+    }
+    if (!args.sbom_file.empty()) write_file_atomic(build::per_variant_path(args.sbom_file, v.member.name), v.sbom);
+    if (!args.resolved_file.empty()) {
+      nlohmann::json resolved = {{"rockpack_resolution", 1}, {"name", v.plan->name}, {"variant", v.member.name},
+                                 {"image", v.sealed->manifest.digest}};
+      resolved.update(resolution_json(*v.plan));
+      write_file_atomic(build::per_variant_path(args.resolved_file, v.member.name), resolved.dump(2) + "\n");
+    }
+  }
+}
+
+// --sbom, --resolved, --compare-to, --compare-report and --lock name one file or image per variant:
+// each needs {variant} (checked before any work, as every other flag).
+void check_per_variant_flags(const FamilyBuildArgs& args) {
+  if (!args.sbom_file.empty()) {
+    build::check_sbom_format(args.sbom_format);
+    build::require_variant_placeholder("--sbom", args.sbom_file, "out/sbom-{variant}.spdx.json");
+  }
+  if (!args.resolved_file.empty()) build::require_variant_placeholder("--resolved", args.resolved_file, "out/resolved-{variant}.json");
+  if (!args.compare_to.empty()) {
+    build::require_variant_placeholder("--compare-to", args.compare_to, "ghcr.io/me/app:latest-{variant}");
+    if (args.report_file.empty() && args.report_markdown_file.empty())
+      throw InputError("--compare-to needs --report FILE or --report-markdown FILE", "the comparison is part of the build report");
+  }
+  if (!args.compare_report_file.empty()) {
+    if (args.compare_to.empty()) throw InputError("--compare-report goes with --compare-to");
+    build::require_variant_placeholder("--compare-report", args.compare_report_file, "previous/report-{variant}.json");
+  }
+  if (!args.lock_file.empty()) build::require_variant_placeholder("--lock", args.lock_file, "locks/{variant}.lock");
+}
+
 }  // namespace
 
 void run_family_build(const FamilyBuildArgs& args) {
@@ -300,10 +380,27 @@ void run_family_build(const FamilyBuildArgs& args) {
   }
   std::optional<Platform> platform;
   if (!args.platform.empty()) platform = Platform::parse(args.platform);
+  check_per_variant_flags(args);
   std::vector<FamilyMember> members = load_family(args.recipe, args.set, args.allow_paths);
   if (members.empty())
     throw InputError("--all-variants: " + args.recipe + " has no matrix:, so no variants",
                      "add a matrix: (docs/recipe.md, \"Variants\"), or build without --all-variants");
+  std::vector<VariantBuild> variants;
+  for (auto& m : members) {
+    variants.emplace_back();
+    VariantBuild& v = variants.back();
+    v.member = m;
+    // Every variant's lock and previous image checked before any work: a missing lock (`rockpack lock
+    // --all-variants` writes them) or a bad reference fails the family, not its third variant.
+    if (args.locked) {
+      v.lock_path = build::lock_path_for(args.recipe, args.lock_file, m.name);
+      v.lock = read_lock_file(v.lock_path);
+    }
+    if (!args.compare_to.empty())
+      v.compare = build::check_compare_request(build::per_variant_path(args.compare_to, m.name),
+                                        args.compare_report_file.empty() ? std::string()
+                                                                         : build::per_variant_path(args.compare_report_file, m.name));
+  }
 
   ContentStore store(args.cache_dir.empty() ? ContentStore::default_root() : fs::path(args.cache_dir));
   registry::Session session(registry_options(args.registry));
@@ -335,11 +432,6 @@ void run_family_build(const FamilyBuildArgs& args) {
     for (const auto& m : members) s += (s.empty() ? "" : ", ") + m.name;
     return s;
   }());
-  std::vector<VariantBuild> variants;
-  for (auto& m : members) {
-    variants.emplace_back();
-    variants.back().member = m;
-  }
   std::vector<std::string> failed;
   for (size_t i = 0; i < variants.size(); ++i) {
     VariantBuild& v = variants[i];
@@ -347,6 +439,7 @@ void run_family_build(const FamilyBuildArgs& args) {
       build_variant(ctx, v, i, variants.size());
     } catch (const std::exception& e) {
       v.error = e.what();
+      v.input_error = dynamic_cast<const InputError*>(&e) != nullptr;
       if (const auto* err = dynamic_cast<const Error*>(&e); err && !err->hint().empty()) v.error += " (" + err->hint() + ")";
       failed.push_back(v.member.name);
       spdlog::error("variant {} failed: {}", v.member.name, v.error);
@@ -363,15 +456,20 @@ void run_family_build(const FamilyBuildArgs& args) {
   const std::string name = variants.front().plan ? variants.front().plan->name : members.front().name;
   registry::PushStats push_totals;
   // A failed variant keeps the whole family back, unless --keep-going.
-  if (failed.empty() || args.keep_going) deliver(ctx, variants, outputs, push_totals);
-  if (layer_cache && cache_options.to && (failed.empty() || args.keep_going)) layer_cache->export_cache();
+  const bool delivered = failed.empty() || args.keep_going;
+  if (delivered) deliver(ctx, variants, outputs, push_totals);
+  if (layer_cache && cache_options.to && delivered) layer_cache->export_cache();
 
   double seconds = family_seconds_since(started);
   std::vector<std::string> output_names;
   for (const auto& o : outputs) output_names.push_back(o.str());
+  const bool want_report = !args.report_file.empty() || !args.report_markdown_file.empty();
+  if (delivered) finish_variants(ctx, variants, output_names, want_report);
   nlohmann::json report = family_report(variants, name, output_names, push_totals, seconds);
   if (!args.report_file.empty()) write_file_atomic(args.report_file, report.dump(2) + "\n");
-  if (!args.report_markdown_file.empty()) write_file_atomic(args.report_markdown_file, family_markdown(report));
+  if (!args.report_markdown_file.empty())
+    write_file_atomic(args.report_markdown_file,
+                      family_markdown(report) + (args.compare_to.empty() ? "" : variant_reports_markdown(variants)));
   const auto& t = report["totals"];
   log_event("build.family",
             fmt::format("family {}: {} of {} variants built in {:.1f}s; {} layers built, {} distinct layers ({} vs {} "
@@ -401,10 +499,13 @@ void run_family_build(const FamilyBuildArgs& args) {
     std::string names;
     for (const auto& f : failed) names += (names.empty() ? "" : ", ") + f;
     const VariantBuild& first = *std::find_if(variants.begin(), variants.end(), [](const VariantBuild& v) { return !v.error.empty(); });
-    throw Error("variant" + std::string(failed.size() == 1 ? " " : "s ") + names + " failed: " + first.error,
-                args.keep_going ? "the variants that built were written and pushed; the family is incomplete"
-                                : "nothing was written or pushed for the family; fix the variant, or pass --keep-going "
-                                  "to deliver the others");
+    const bool all_input = std::all_of(variants.begin(), variants.end(), [](const VariantBuild& v) { return v.error.empty() || v.input_error; });
+    const std::string message = "variant" + std::string(failed.size() == 1 ? " " : "s ") + names + " failed: " + first.error;
+    const std::string hint = args.keep_going ? "the variants that built were written and pushed; the family is incomplete"
+                                             : "nothing was written or pushed for the family; fix the variant, or pass "
+                                               "--keep-going to deliver the others";
+    if (all_input) throw InputError(message, hint);
+    throw Error(message, hint);
   }
   for (const auto& v : variants) std::printf("%s %s\n", v.member.name.c_str(), v.sealed->manifest.digest.c_str());
 }

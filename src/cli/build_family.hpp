@@ -4,7 +4,9 @@
 // one after the other, so a file two variants need is downloaded once and a layer two variants share
 // is compressed once (the second finds it in the store). Nothing is written or pushed until every
 // variant is built: a failing variant fails the build naming itself and the family stays unpublished,
-// unless --keep-going delivers the variants that did build (the exit status is still 1).
+// unless --keep-going delivers the variants that did build (the exit status is still 1). What is one
+// per image — its lock (--locked), its SBOM, its resolution, its comparison with a previous image —
+// is one per variant, named by a pattern with {variant} in it (build/variant_files.hpp).
 #include <CLI/CLI.hpp>
 
 #include <string>
@@ -40,6 +42,14 @@ struct FamilyBuildArgs {
   bool store_only = false;
   bool keep_going = false;
   RegistryFlags registry;
+  // Per variant: a pattern with {variant} (build/variant_files.hpp), one file or reference per variant.
+  std::string sbom_file;            // --sbom: each variant's SBOM (attached to its pushed tags)
+  std::string sbom_format = "spdx";
+  std::string resolved_file;        // --resolved: each variant's resolution
+  std::string compare_to;           // --compare-to: each variant's previous image (e.g. REPO:latest-{variant})
+  std::string compare_report_file;  // --compare-report: that image's report, when no referrer has it
+  bool locked = false;              // --locked: each variant from its own lock (RECIPE.VARIANT.lock)
+  std::string lock_file;            // --lock: a pattern with {variant}
 };
 
 void run_family_build(const FamilyBuildArgs& args);
@@ -53,7 +63,8 @@ inline void add_variant_flags(CLI::App* cmd, std::string& variant, bool& all_var
                   "Build one variant of the recipe's matrix: (its args and tags); `rockpack matrix RECIPE` lists them");
   cmd->add_flag("--all-variants", all_variants,
                 "Build every variant of the recipe's matrix: in one run: shared files downloaded and shared layers "
-                "compressed once, one OCI layout (or push) with every variant's tags");
+                "compressed once, one OCI layout (or push) with every variant's tags; --sbom, --resolved, --compare-to "
+                "and --lock then name one file or image per variant with {variant} in them");
 }
 
 }  // namespace rp::cli

@@ -50,17 +50,21 @@ struct BuildArgs {
   bool keep_going = false;        // --keep-going: with --all-variants, deliver the variants that built
 };
 
-// --all-variants: the flags a family build takes; the ones it does not are refused.
+// --all-variants: the flags a family build takes (every one but --variant; the per-variant files and
+// references are checked for their {variant} in run_family_build).
 FamilyBuildArgs family_args(const BuildArgs& a) {
-  const std::pair<bool, const char*> refused[] = {
-      {!a.variant.empty(), "--variant"},       {!a.sbom_file.empty(), "--sbom"},
-      {!a.resolved_file.empty(), "--resolved"}, {!a.compare_to.empty(), "--compare-to"},
-      {a.locked || !a.lock_file.empty(), "--locked"}};
-  for (const auto& [given, flag] : refused)
-    if (given) throw InputError(std::string(flag) + " does not go with --all-variants", "build that variant alone with --variant NAME");
-  return {a.recipe, a.set, a.allow_paths, a.outputs, a.push, a.cache_dir, a.compression, a.threads, a.no_cache,
-          a.revision, a.source, a.metadata_file, a.report_file, a.report_markdown_file, a.insecure_downloads, a.strict,
-          a.cache_from, a.cache_to, a.platform, a.dry_run, a.json, a.store_only, a.keep_going, a.registry};
+  if (!a.variant.empty()) throw InputError("--variant does not go with --all-variants", "pass one of them");
+  FamilyBuildArgs f{a.recipe, a.set, a.allow_paths, a.outputs, a.push, a.cache_dir, a.compression, a.threads, a.no_cache,
+                    a.revision, a.source, a.metadata_file, a.report_file, a.report_markdown_file, a.insecure_downloads, a.strict,
+                    a.cache_from, a.cache_to, a.platform, a.dry_run, a.json, a.store_only, a.keep_going, a.registry};
+  f.sbom_file = a.sbom_file;
+  f.sbom_format = a.sbom_format;
+  f.resolved_file = a.resolved_file;
+  f.compare_to = a.compare_to;
+  f.compare_report_file = a.compare_report_file;
+  f.locked = a.locked || !a.lock_file.empty();
+  f.lock_file = a.lock_file;
+  return f;
 }
 
 // The library's request from the flags (src/build/build.hpp says what each does).
@@ -177,7 +181,8 @@ void add_build_command(CLI::App& app, GlobalOptions&) {
   cmd->add_flag("--locked", args->locked,
                 "Build exactly what the lock file pins (base digest, every file by URL, sha256 and size); exit 2 when "
                 "the recipe no longer matches it (see `rockpack lock`)");
-  cmd->add_option("--lock", args->lock_file, "The lock file for --locked (default RECIPE.lock); implies --locked");
+  cmd->add_option("--lock", args->lock_file, "The lock file for --locked (default RECIPE.lock, RECIPE.VARIANT.lock for a variant; with "
+                  "--all-variants a path with {variant}); implies --locked");
   cmd->add_flag("--store-only", args->store_only,
                 "Download nothing: every file must already be in the store (with --locked, builds a lock whose files "
                 "their index no longer has)");

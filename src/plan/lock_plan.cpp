@@ -40,8 +40,11 @@ std::string list_difference(const std::vector<std::string>& locked, const std::v
 
 [[noreturn]] void stale(const LockUse& use, const recipe::Recipe& recipe, const std::vector<std::string>& differences) {
   std::string recipe_name = recipe.file.filename().string();
-  throw InputError("the lock file " + use.path + " does not match " + recipe_name + ": " + join(differences, "; "),
-                   "run `rockpack lock " + recipe_name + "` to lock the recipe as it is now (or build without --locked)");
+  // A variant of a matrix: has a lock of its own: the hint locks that variant.
+  const std::string lock_command = "rockpack lock " + recipe_name + (recipe.variant ? " --variant " + recipe.variant->name : "");
+  throw InputError("the lock file " + use.path + " does not match " + recipe_name +
+                       (recipe.variant ? " (variant " + recipe.variant->name + ")" : "") + ": " + join(differences, "; "),
+                   "run `" + lock_command + "` to lock the recipe as it is now (or build without --locked)");
 }
 
 }  // namespace

@@ -2,8 +2,10 @@
 # The TheRock nightly's fan-out (.github/workflows/therock-nightly.yml, docs/nightly.md), offline:
 #  - the workflow's own `matrix` step script (taken from the workflow file, run as the job runs it)
 #    lists the family of recipes/pytorch-therock-rocm-ci.yaml, narrowed by the dispatch input, and
-#    refuses a target outside the family naming the variants;
-#  - the image jobs' commands (build --variant with a per-target registry cache, push, same digest)
+#    refuses a target outside the family naming the variants; its `Lock the family` step locks every
+#    target of the run (lock --all-variants, or --variant per target of a manual run);
+#  - the image jobs' commands (build --variant --locked from the target's lock, with a per-target
+#    registry cache and an SBOM; push with the SBOM attached, same digest)
 #    and the publish job's (`rockpack publish --matrix matrix.json`) on a loopback registry, with a
 #    small recipe whose matrix has the nightly's shape: the floating tags of the variants that were
 #    built move (latest to gfx942), those of the others do not; a variant missing from the registry
@@ -31,6 +33,8 @@ print("\n".join(out))
 PY
 }
 step_script "The variants" >matrix-step.sh || fail "no 'The variants' step in the workflow"
+step_script "Lock the family" >lock-step.sh || fail "no 'Lock the family' step in the workflow"
+grep -q 'rockpack lock' lock-step.sh || fail "the lock step does not run rockpack lock: $(cat lock-step.sh)"
 grep -q 'rockpack matrix' matrix-step.sh || fail "the matrix step does not run rockpack matrix: $(cat matrix-step.sh)"
 mkdir -p build && ln -s "$ROCKPACK" build/rockpack
 
@@ -84,16 +88,34 @@ export SOURCE_DATE_EPOCH=1763596800
 digest_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["manifest_digest"])' "$1"; }
 reg_digest() { skopeo inspect --tls-verify=false --format '{{.Digest}}' "docker://$REPO:$1" 2>/dev/null; }
 
-# A manual run for gfx942 and gfx950: the matrix step, then one image job per variant.
+# run_lock_step INPUT: the matrix job's "Lock the family" step, after the matrix step, in $WORK.
+run_lock_step() {
+  rm -rf locks
+  RECIPE=fam.yaml IN_ARCH=$1 INDEX= SOURCE_DATE_EPOCH=1763596800 bash -e lock-step.sh >lock.log 2>&1
+}
+# A scheduled run locks the whole family (lock --all-variants), one lock per target.
+run_matrix_step fam.yaml "" || fail "the matrix step fails on the test family: $(cat step.log)"
+run_lock_step "" || fail "the lock step fails on the test family: $(cat lock.log)"
+assert_eq "$(ls locks | tr '\n' ' ')" "gfx1100.lock gfx942.lock gfx950.lock " "the scheduled run locks every target"
+assert_eq "$(python3 -c 'import json; print(json.load(open("locks/gfx950.lock"))["recipe"]["args"]["BUILD_ENVIRONMENT"])')" "ci-gfx950" "each lock holds its variant's args"
+
+# A manual run for gfx942 and gfx950: the matrix and lock steps, then one image job per variant,
+# building --locked from its lock, with its SBOM attached to the pushed image.
 run_matrix_step fam.yaml "gfx942,gfx950" || fail "the matrix step fails on the test family: $(cat step.log)"
+run_lock_step "gfx942,gfx950" || fail "the lock step fails with an input: $(cat lock.log)"
+assert_eq "$(ls locks | tr '\n' ' ')" "gfx942.lock gfx950.lock " "a manual run locks the targets it builds"
 for v in gfx942 gfx950; do
   tag=$(python3 -c 'import json,sys; print([e for e in json.load(open("matrix.json")) if e["name"] == sys.argv[1]][0]["tags"][0])' "$v")
-  args=(build fam.yaml --variant "$v" --cache-dir "store-$v" -o "docker-archive:$v.tar:$REPO:$tag")
-  "$ROCKPACK" --quiet "${args[@]}" --cache-from "$REPO:buildcache-$v" --metadata-file "$v.json" >/dev/null 2>"$v.err" \
+  args=(build fam.yaml --variant "$v" --locked --lock "locks/$v.lock" --cache-dir "store-$v" -o "docker-archive:$v.tar:$REPO:$tag")
+  "$ROCKPACK" --quiet "${args[@]}" --cache-from "$REPO:buildcache-$v" --metadata-file "$v.json" --sbom "$v.spdx.json" >/dev/null 2>"$v.err" \
     || fail "build of $v failed: $(cat "$v.err")"
-  "$ROCKPACK" --quiet "${args[@]}" --metadata-file "$v-pushed.json" --push "$REPO" --cache-to "$REPO:buildcache-$v" >/dev/null 2>"$v.err" \
-    || fail "push of $v failed: $(cat "$v.err")"
+  "$ROCKPACK" --quiet "${args[@]}" --metadata-file "$v-pushed.json" --push "$REPO" --cache-to "$REPO:buildcache-$v" \
+    --sbom "$v-pushed.spdx.json" >/dev/null 2>"$v.err" || fail "push of $v failed: $(cat "$v.err")"
   assert_eq "$(digest_of "$v-pushed.json")" "$(digest_of "$v.json")" "$v: the pushed digest is the one built"
+  d=$(digest_of "$v-pushed.json")
+  curl -fsS -H "Accept: application/vnd.oci.image.index.v1+json" "http://$REG/v2/o/fam/manifests/sha256-${d#sha256:}" >"$v-referrers.json" \
+    || fail "$v: no SBOM attached to the pushed image"
+  assert_contains "$(cat "$v-referrers.json")" "application/spdx+json" "$v: the SBOM is attached to the pushed image"
 done
 assert_eq "$(reg_digest nightly-20251120)" "$(digest_of gfx942-pushed.json)" "nightly-YYYYMMDD is the gfx942 image"
 [ -z "$(reg_digest latest)" ] || fail "a build moved latest"

@@ -280,3 +280,85 @@ SOURCE_DATE_EPOCH=1700000000 "$ROCKPACK" matrix "$EXAMPLE/recipe.yaml" --no-esti
 diff -u "$EXAMPLE/matrix.json" fa-matrix.json || fail "examples/flash-attention/matrix.json is stale: regenerate it (its README says how)"
 assert_eq "$("$ROCKPACK" matrix "$EXAMPLE/recipe.yaml" --no-estimate --format names | wc -l)" "6" "the example has 6 variants"
 echo "ok: the example's matrix output is current"
+
+# --- 6. a locked family: lock --all-variants, build --all-variants --locked --sbom --compare-to ----
+# A matrix recipe is locked per variant: RECIPE.VARIANT.lock, each with its own device wheel.
+if "$ROCKPACK" lock fam/recipe.yaml --set INDEX="$INDEX" --cache-dir store-all 2>lock0.err; then
+  fail "lock of a matrix recipe without --variant or --all-variants succeeded"
+fi
+assert_contains "$(cat lock0.err)" "--all-variants" "lock says how to choose the variants"
+"$ROCKPACK" --quiet lock fam/recipe.yaml --all-variants --set INDEX="$INDEX" --cache-dir store-all > locks.out 2>lock.err \
+  || fail "lock --all-variants failed: $(cat lock.err)"
+assert_eq "$(wc -l < locks.out)" "4" "one lock per variant"
+for v in $VARIANTS; do
+  t=${v%-py*}; p=${v#*-py}
+  [ -f "fam/recipe.yaml.$v.lock" ] || fail "no fam/recipe.yaml.$v.lock: $(cat locks.out)"
+  assert_eq "$(json_get "fam/recipe.yaml.$v.lock" '(d["recipe"]["args"]["TARGET"], d["recipe"]["args"]["PYTHON"], sorted(c["name"] for c in d["steps"]["python"]["components"]))')" \
+    "('$t', '$p', ['rpcommon', 'rpdevice-$t'])" "the lock of $v pins its args and its device wheel"
+done
+"$ROCKPACK" --quiet lock fam/recipe.yaml --variant gfx950-py3.12 --set INDEX="$INDEX" --cache-dir store-all -o one.lock \
+  >/dev/null 2>lock1.err || fail "lock --variant failed: $(cat lock1.err)"
+cmp -s one.lock fam/recipe.yaml.gfx950-py3.12.lock || fail "lock --variant and lock --all-variants disagree on gfx950-py3.12"
+# A newer shared wheel on the index: an unlocked resolution takes it, a locked build does not.
+wheel wheels rpcommon 2.0 --size-mb 1 >/dev/null
+"$ROCKPACK" --quiet lock fam/recipe.yaml --variant gfx942-py3.11 --set INDEX="$INDEX" --cache-dir store-all -o newer.lock \
+  >/dev/null 2>lock2.err || fail "lock --variant -o failed: $(cat lock2.err)"
+assert_contains "$(json_get newer.lock '[c["version"] for c in d["steps"]["python"]["components"] if c["name"] == "rpcommon"]')" "2.0" \
+  "the index now serves rpcommon 2.0"
+# Per-variant files need {variant}: one file for four images is refused before any work.
+if "$ROCKPACK" build fam/recipe.yaml --all-variants --set INDEX="$INDEX" --cache-dir store-all --sbom sbom.json 2>sb.err; then
+  fail "--all-variants --sbom without {variant} was accepted"
+fi
+assert_contains "$(cat sb.err)" "{variant}" "the refusal says to put {variant} in the name"
+# The locked family, compared with the images of build 1 (the same inputs: nothing may differ).
+mkdir -p locked-out
+"$ROCKPACK" --quiet build fam/recipe.yaml --all-variants --locked --set INDEX="$INDEX" --cache-dir store-locked \
+  --push "$REG/test/locked" --sbom 'locked-out/sbom-{variant}.spdx.json' --resolved 'locked-out/resolved-{variant}.json' \
+  --compare-to "$REG/test/all:nightly-$DATE-{variant}" --report locked.json --report-markdown locked.md \
+  > locked.out 2> locked.err || fail "the locked family build failed: $(tail -5 locked.err)"
+while read -r name digest; do
+  assert_eq "$digest" "${DIGEST[$name]}" "locked $name: the digest of build 1 (rpcommon 1.0 from its lock)"
+done < locked.out
+assert_eq "$(wc -l < locked.out)" "4" "four variants built locked"
+for v in $VARIANTS; do
+  t=${v%-py*}
+  assert_eq "$(json_get "locked-out/sbom-$v.spdx.json" 'sorted(p["name"] for p in d["packages"] if p["name"].startswith("rp"))')" \
+    "['rpcommon', 'rpdevice-$t']" "the SBOM of $v lists its wheels"
+  assert_eq "$(json_get "locked-out/resolved-$v.json" 'd["image"]')" "${DIGEST[$v]}" "the resolution of $v names its image"
+  # The SBOM and the report attached to the pushed variant (this registry has no referrers API: the tag fallback).
+  curl -fsS -H "Accept: application/vnd.oci.image.index.v1+json" \
+    "http://$REG/v2/test/locked/manifests/sha256-${DIGEST[$v]#sha256:}" > "referrers-$v.json" \
+    || fail "no referrers of the locked $v"
+  assert_eq "$(json_get "referrers-$v.json" 'sorted(m.get("artifactType", "") for m in d["manifests"])')" \
+    "['application/spdx+json', 'application/vnd.rockpack.report+json']" "$v has its SBOM and report attached"
+done
+python3 - locked.json "$REG/test/all:nightly-$DATE-" <<'PY' || fail "the per-variant comparison is not what it should be"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for v in d["variants"]:
+    c = v["report"]["comparison"]
+    assert c["previous"] == sys.argv[2] + v["name"], c["previous"]
+    assert c["previous_digest"] == v["manifest_digest"], (c["previous_digest"], v["manifest_digest"])
+    assert c["packages"]["changed"] == [] and c["layers_rebuilt"] == 0, c
+    # Build 1 attached its report: the build-time delta is known.
+    assert c.get("duration_delta_s") is not None, c
+PY
+assert_contains "$(cat locked.md)" "## gfx950-py3.11" "the Markdown report has a section per variant"
+assert_contains "$(cat locked.md)" "Compared with \`$REG/test/all:nightly-$DATE-gfx950-py3.11\`" "with its comparison"
+# A variant without its lock: the family is refused before any work, naming the file.
+rm fam/recipe.yaml.gfx950-py3.11.lock
+rc=0
+"$ROCKPACK" build fam/recipe.yaml --all-variants --locked --set INDEX="$INDEX" --cache-dir store-locked -o "oci:$WORK/nolock" \
+  > nolock.out 2> nolock.err || rc=$?
+assert_eq "$rc" "2" "a missing variant lock is bad input (exit 2)"
+assert_contains "$(cat nolock.err)" "recipe.yaml.gfx950-py3.11.lock" "the missing lock is named"
+[ ! -e "$WORK/nolock" ] || fail "a family with a missing lock was written"
+# Another variant's lock is stale for this one (its args differ), and the hint locks this variant.
+cp fam/recipe.yaml.gfx942-py3.11.lock fam/recipe.yaml.gfx950-py3.11.lock
+rc=0
+"$ROCKPACK" build fam/recipe.yaml --variant gfx950-py3.11 --locked --set INDEX="$INDEX" --cache-dir store-locked \
+  -o "oci:$WORK/stale" > stale.out 2> stale.err || rc=$?
+assert_eq "$rc" "2" "a stale variant lock is bad input (exit 2)"
+assert_contains "$(cat stale.err)" "arg TARGET is 'gfx950', locked 'gfx942'" "the stale lock says what differs"
+assert_contains "$(cat stale.err)" "rockpack lock recipe.yaml --variant gfx950-py3.11" "the hint locks the variant"
+echo "ok: lock --all-variants, and build --all-variants --locked with an SBOM, resolution and comparison per variant"
