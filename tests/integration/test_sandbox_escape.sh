@@ -258,6 +258,12 @@ echo "a run: step, rootless:"
 as_user "$ROCKPACK" build ctx/run.yaml --cache-dir "$WORK/rl/c" -o "oci:$WORK/rl/img:run" >run-rl.log 2>&1 ||
   fail "rootless run: step failed: $(cat run-rl.log)"
 expect_blocked "run: (rootless)" run-rl.log
+# The runtime that worked is remembered: the second process tries it first (no failed attempt of
+# another runtime in its log).
+first_rt=$(grep -o 'sandbox: commands run in containers made by [a-z]*' check-rl.log | awk '{print $NF}')
+assert_eq "$(sed -n 2p "$WORK/rl-cache/rockpack/sandbox-runtime" 2>/dev/null)" "$first_rt" "rootless: the runtime that worked is remembered"
+grep -q "cannot run here" run-rl.log && fail "rootless: the second process tried a runtime that failed before: $(grep 'cannot run here' run-rl.log)"
+echo "  rootless: $first_rt remembered and tried first by the next process"
 echo "fork bomb, timeouts, rootless:"
 rc=0; as_user "$ROCKPACK" check "oci:$WORK/img:hostile" --cache-dir "$WORK/rl/c" --recipe ctx/slow.yaml >slow-rl.log 2>&1 || rc=$?
 assert_eq "$rc" 1 "rootless: the sleepers fail the check"
