@@ -6,12 +6,15 @@
 #include <signal.h>
 #include <spdlog/spdlog.h>
 #include <sys/mount.h>
+#include <sys/statfs.h>
+#include <sys/utsname.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -39,8 +42,9 @@ constexpr const char* kMountBase = "/run/rockpack";
 constexpr const char* kRuntimePath = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 // ---- What the signal handler needs: fixed storage, read without locks. ----
-std::atomic<pid_t> g_helper{0};  // the runtime's process while a command runs
-char g_pid_file[1024];            // the runtime's --pid-file: the container's init on the host
+std::atomic<pid_t> g_helper{0};   // the keeper of the running container (see keeper_main)
+std::atomic<int> g_keeper_fd{-1};  // rockpack's end of the keeper's life pipe
+char g_pid_file[1024];             // the runtime's --pid-file: the container's init on the host
 
 pid_t read_pid_raw(const char* path) {
   int fd = ::open(path, O_RDONLY | O_CLOEXEC);
@@ -54,20 +58,23 @@ pid_t read_pid_raw(const char* path) {
 }
 
 // Kills the running container: SIGKILL to its init ends its whole pid namespace; the runtime then
-// removes its state and cgroup and exits. Async-signal-safe: also called from the signal handler.
+// removes its state and cgroup and exits. Before the container exists, the keeper is asked to kill
+// the runtime (and to delete whatever state it left). Async-signal-safe: also called from the
+// signal handler.
 void kill_running_container() {
-  pid_t helper = g_helper.load();
-  if (helper <= 0) return;
+  pid_t keeper = g_helper.load();
+  if (keeper <= 0) return;
   pid_t container = read_pid_raw(g_pid_file);
+  int fd = g_keeper_fd.load();
   if (container > 0) ::kill(container, SIGKILL);
-  else ::kill(helper, SIGKILL);  // not created yet: the runtime's init dies with it (its parent-death signal)
-  for (int i = 0; i < 400; ++i) {  // up to 2 s for the runtime to clean up
+  else if (fd >= 0) (void)!::write(fd, "k", 1);
+  for (int i = 0; i < 1000; ++i) {  // up to 5 s for the runtime (or the keeper's `delete --force`) to clean up
     int status = 0;
-    if (::waitpid(helper, &status, WNOHANG) != 0) return;
+    if (::waitpid(keeper, &status, WNOHANG) != 0) return;
     struct timespec pause_for {0, 5000000};
     ::nanosleep(&pause_for, nullptr);
   }
-  ::kill(helper, SIGKILL);
+  ::kill(keeper, SIGKILL);
 }
 
 void install_signal_hook() {
@@ -96,6 +103,60 @@ std::vector<Runtime> find_runtimes() {
     }
   }
   return out;
+}
+
+// ---- Which runtime worked here last time (a file, so that each process need not find out again). ----
+// Only the order of the attempts depends on it: the remembered runtime goes first, and when it
+// fails the others are tried as without it. The key is what decides whether a runtime can run here:
+// the runtimes' binaries, the kernel, the cgroup layout, the user.
+fs::path runtime_choice_file() {
+  if (::geteuid() == 0) return fs::path(kMountBase) / "runtime-choice";  // /run: forgotten at reboot
+  if (const char* cache = std::getenv("XDG_CACHE_HOME"); cache && *cache) return fs::path(cache) / "rockpack" / "sandbox-runtime";
+  if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "rockpack" / "sandbox-runtime";
+  return {};
+}
+
+std::string runtime_choice_key(const std::vector<Runtime>& runtimes, bool hybrid) {
+  struct utsname u {};
+  ::uname(&u);
+  std::string key = std::string(u.release) + " " + u.version + " euid=" + std::to_string(::geteuid()) +
+                    " hybrid=" + (hybrid ? "1" : "0");
+  for (const auto& r : runtimes) {
+    struct stat st {};
+    ::stat(r.path.c_str(), &st);
+    key += " " + r.path + ":" + std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) + ":" +
+           std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
+  }
+  return key;
+}
+
+// The remembered runtime's name, or "" (no file, another key, unreadable).
+std::string remembered_runtime(const std::string& key) {
+  fs::path file = runtime_choice_file();
+  if (file.empty()) return "";
+  std::string text;
+  try {
+    text = read_file(file);
+  } catch (const Error&) {
+    return "";
+  }
+  auto nl = text.find('\n');
+  if (nl == std::string::npos || text.substr(0, nl) != key) return "";
+  std::string name = text.substr(nl + 1);
+  while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.pop_back();
+  return name;
+}
+
+void remember_runtime(const std::string& key, const std::string& name) {
+  fs::path file = runtime_choice_file();
+  if (file.empty()) return;
+  try {
+    std::error_code ec;
+    fs::create_directories(file.parent_path(), ec);
+    write_file_atomic(file, key + "\n" + name + "\n", 0644);
+  } catch (const Error& e) {
+    spdlog::debug("sandbox: cannot remember the runtime in {}: {}", file.string(), e.what());
+  }
 }
 
 std::mutex g_runtime_mutex;
@@ -165,10 +226,33 @@ struct HelperPlan {
   std::vector<char*> argv;
   std::vector<char*> envp;
   std::string rootfs, mountpoint;  // mountpoint empty: no bind mount (rootless)
+  bool hide_unified = false;       // unmount the hybrid layout's cgroup2 hierarchy (crun, root)
   std::string log;
   int out_fd = -1;
   int null_fd = -1;
 };
+
+// Where a hybrid cgroup layout (cgroup v1 controllers, a cgroup2 hierarchy beside them) mounts its
+// cgroup2 hierarchy. crun refuses the hybrid layout when that hierarchy has controllers ("cgroups in
+// hybrid mode not supported"); without it in view, crun sees the plain v1 layout runc uses here.
+constexpr const char* kUnifiedHierarchy = "/sys/fs/cgroup/unified";
+constexpr long kTmpfsMagic = 0x01021994;
+constexpr long kCgroup2Magic = 0x63677270;
+
+bool hybrid_cgroups() {
+  struct statfs top {}, unified {};
+  return ::statfs("/sys/fs/cgroup", &top) == 0 && static_cast<long>(top.f_type) == kTmpfsMagic &&
+         ::statfs(kUnifiedHierarchy, &unified) == 0 && static_cast<long>(unified.f_type) == kCgroup2Magic;
+}
+
+// In a mount namespace of this process's own: mounts private, and (hide_unified) the cgroup2
+// hierarchy of a hybrid layout out of view. Returns what failed, or nullptr.
+const char* private_mounts(bool hide_unified) {
+  if (::unshare(CLONE_NEWNS) < 0) return "cannot create a mount namespace for the runtime";
+  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) < 0) return "cannot make the mounts private";
+  if (hide_unified && ::umount2(kUnifiedHierarchy, MNT_DETACH) < 0) return "cannot unmount the cgroup2 hierarchy for crun";
+  return nullptr;
+}
 
 void helper_fail(const HelperPlan& plan, const char* what) {
   int err = errno;
@@ -195,8 +279,7 @@ void helper_fail(const HelperPlan& plan, const char* what) {
     // The runtime sets the container up as its (unprivileged) root, which may not walk the store's
     // directories: give it the root at a path it can reach, in a mount namespace only this runtime
     // and its container see.
-    if (::unshare(CLONE_NEWNS) < 0) helper_fail(plan, "cannot create a mount namespace for the runtime");
-    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) < 0) helper_fail(plan, "cannot make the mounts private");
+    if (const char* failed = private_mounts(plan.hide_unified)) helper_fail(plan, failed);
     if (::mount(plan.rootfs.c_str(), plan.mountpoint.c_str(), nullptr, MS_BIND | MS_REC, nullptr) < 0)
       helper_fail(plan, "cannot bind-mount the root for the runtime");
   }
@@ -209,22 +292,135 @@ void helper_fail(const HelperPlan& plan, const char* what) {
   _exit(125);
 }
 
+// ---- The keeper: nothing is left running, whoever dies. ----
+//
+// A runtime started by `run` stays up as long as its container does, and a container outlives both
+// rockpack and the runtime when either is killed with SIGKILL (the runtime's init keeps its
+// parent-death signal only while it sets the container up). So rockpack does not start the runtime
+// itself: it starts a keeper, a small process of its own session that ignores the terminal's
+// signals, starts the runtime and waits for two things:
+//  - the runtime's end: when the runtime left its state behind (it was killed), the keeper runs
+//    `<runtime> delete --force`, which kills the container's init (and with it the container's
+//    pid namespace) and removes its state and cgroup; then it exits with the runtime's status;
+//  - the end of its life pipe, whose other end only rockpack holds: the pipe closes when rockpack
+//    dies, however it dies. The keeper then kills the runtime, runs `delete --force`, and removes
+//    the bundle, the runtime's mount directory and the scratch root. A byte 'k' on the pipe is
+//    rockpack's own request to stop the container (a timeout, a signal) without removing anything.
+// Everything the keeper needs is prepared before the fork: it only makes system calls.
+struct KeeperPlan {
+  HelperPlan helper;
+  std::vector<std::string> delete_text;  // <runtime> --root STATE delete --force ID
+  std::vector<char*> delete_argv;
+  std::string state_of_id;               // STATE/ID: exists while the runtime has a container
+  std::vector<std::string> remove_when_orphaned;  // the bundle, the mount directory, the scratch root
+  int life_fd = -1;                      // the read end of the life pipe
+};
+
+// Closes every descriptor from 3 up except `keep` (sorted, ascending).
+void close_all_but(std::vector<int> keep) {
+  std::sort(keep.begin(), keep.end());
+  unsigned from = 3;
+  for (int fd : keep) {
+    if (fd < 3) continue;
+    if (static_cast<unsigned>(fd) > from) ::syscall(SYS_close_range, from, static_cast<unsigned>(fd) - 1, 0U);
+    from = static_cast<unsigned>(fd) + 1;
+  }
+  ::syscall(SYS_close_range, from, ~0U, 0U);
+}
+
+// Waits up to `ms` for the child `pid`; true when it ended (its status in *status).
+bool wait_child(pid_t pid, int* status, int ms) {
+  for (int waited = 0;; waited += 5) {
+    pid_t r = ::waitpid(pid, status, WNOHANG);
+    if (r == pid || (r < 0 && errno == ECHILD)) return true;
+    if (waited >= ms) return false;
+    struct timespec pause_for {0, 5000000};
+    ::nanosleep(&pause_for, nullptr);
+  }
+}
+
+// `<runtime> delete --force ID` when the runtime still has state for the container: kills what is
+// left of it and removes its state and cgroup. Bounded: a runtime that hangs is killed after 20 s.
+void keeper_delete(const KeeperPlan& k) {
+  if (::access(k.state_of_id.c_str(), F_OK) != 0) return;
+  pid_t child = ::fork();
+  if (child == 0) {
+    if (k.helper.hide_unified && private_mounts(true)) _exit(125);
+    ::dup2(k.helper.null_fd, 0);
+    ::dup2(k.helper.null_fd, 1);
+    ::dup2(k.helper.null_fd, 2);
+    ::syscall(SYS_close_range, 3U, ~0U, 0U);
+    ::execve(k.delete_argv[0], k.delete_argv.data(), k.helper.envp.data());
+    _exit(127);
+  }
+  if (child < 0) return;
+  int status = 0;
+  if (!wait_child(child, &status, 20000)) {
+    ::kill(child, SIGKILL);
+    wait_child(child, &status, 1000);
+  }
+}
+
+[[noreturn]] void keeper_main(const KeeperPlan& k) {
+  ::setsid();  // a session of its own: a Ctrl-C on rockpack's terminal does not reach it
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT}) ::signal(sig, SIG_IGN);
+  close_all_but({k.life_fd, k.helper.out_fd, k.helper.null_fd});
+  pid_t runtime = ::fork();
+  if (runtime == 0) {
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT}) ::signal(sig, SIG_DFL);
+    ::close(k.life_fd);
+    helper_main(k.helper);
+  }
+  if (runtime < 0) helper_fail(k.helper, "cannot start the container runtime");
+  ::close(k.helper.out_fd);  // the command's output reaches rockpack from the runtime only
+  int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, runtime, 0));
+  bool orphaned = false, stop = false;
+  int status = 0;
+  for (;;) {
+    struct pollfd fds[2] = {{k.life_fd, POLLIN, 0}, {pidfd, POLLIN, 0}};
+    int ready = ::poll(fds, 2, pidfd >= 0 ? -1 : 50);
+    if (ready > 0 && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+      char byte = 0;
+      ssize_t n = ::read(k.life_fd, &byte, 1);
+      if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) orphaned = true;
+      else if (n == 1 && byte == 'k') stop = true;
+    }
+    if (orphaned || stop) {
+      // The runtime first, so that it makes nothing more; what it made goes with `delete --force`.
+      ::kill(runtime, SIGKILL);
+      wait_child(runtime, &status, 60000);
+      break;
+    }
+    pid_t r = ::waitpid(runtime, &status, WNOHANG);
+    if (r == runtime) break;
+  }
+  keeper_delete(k);
+  if (orphaned) {
+    for (const auto& path : k.remove_when_orphaned) remove_tree_raw(path.c_str());
+    _exit(125);
+  }
+  _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+}
+
 struct RunFiles {
   fs::path bundle, config, log, pid, state;
   std::string id;
 };
 
 Attempt run_attempt(const Runtime& runtime, const RunFiles& files, const std::string& rootfs, const std::string& mountpoint,
-                    int timeout_seconds, const std::function<void(std::string)>& on_output) {
+                    bool hide_unified, const std::vector<std::string>& remove_when_orphaned, int timeout_seconds,
+                    const std::function<void(std::string)>& on_output) {
   std::error_code ec;
   fs::remove(files.log, ec);
   fs::remove(files.pid, ec);
   fs::remove_all(files.state, ec);
   fs::create_directories(files.state, ec);
 
-  HelperPlan plan;
+  KeeperPlan keeper;
+  HelperPlan& plan = keeper.helper;
   plan.rootfs = rootfs;
   plan.mountpoint = mountpoint;
+  plan.hide_unified = hide_unified;
   plan.log = files.log.string();
   if (runtime.name == "crun")
     plan.argv_text = {runtime.path, "--root", files.state.string(), "--log=file:" + files.log.string(), "--log-format=json",
@@ -236,18 +432,26 @@ Attempt run_attempt(const Runtime& runtime, const RunFiles& files, const std::st
   plan.argv.push_back(nullptr);
   static std::string path_env = kRuntimePath;
   plan.envp = {path_env.data(), nullptr};
+  keeper.delete_text = {runtime.path, "--root", files.state.string(), "delete", "--force", files.id};
+  for (auto& a : keeper.delete_text) keeper.delete_argv.push_back(a.data());
+  keeper.delete_argv.push_back(nullptr);
+  keeper.state_of_id = (files.state / files.id).string();
+  keeper.remove_when_orphaned = remove_when_orphaned;
 
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) < 0) throw Error("cannot create a pipe: " + std::string(strerror(errno)));
   UniqueFd read_end(pipe_fds[0]), write_end(pipe_fds[1]);
+  if (::pipe2(pipe_fds, O_CLOEXEC) < 0) throw Error("cannot create a pipe: " + std::string(strerror(errno)));
+  UniqueFd life_read(pipe_fds[0]), life_write(pipe_fds[1]);
   UniqueFd null_fd(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   if (null_fd.get() < 0) throw Error("cannot open /dev/null: " + std::string(strerror(errno)));
   plan.out_fd = write_end.get();
   plan.null_fd = null_fd.get();
+  keeper.life_fd = life_read.get();
 
   install_signal_hook();
   std::snprintf(g_pid_file, sizeof g_pid_file, "%s", files.pid.c_str());
-  // SIGINT/SIGTERM wait while the helper is made, so the handler always knows it.
+  // SIGINT/SIGTERM wait while the keeper is made, so the handler always knows it.
   sigset_t stop, previous;
   sigemptyset(&stop);
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&stop, sig);
@@ -255,14 +459,25 @@ Attempt run_attempt(const Runtime& runtime, const RunFiles& files, const std::st
   pid_t helper = ::fork();
   if (helper == 0) {
     ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) ::signal(sig, SIG_DFL);
-    helper_main(plan);
+    keeper_main(keeper);
   }
   int fork_errno = errno;
-  if (helper > 0) g_helper.store(helper);
+  if (helper > 0) {
+    g_keeper_fd.store(life_write.get());
+    g_helper.store(helper);
+  }
   ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   write_end = UniqueFd();
+  life_read = UniqueFd();
   if (helper < 0) throw Error("cannot start the container runtime: " + std::string(strerror(fork_errno)));
+  // The keeper has ended when this attempt returns; its pipe closes with it (a pipe left open would
+  // only mean a keeper that is already gone).
+  struct ForgetKeeper {
+    ~ForgetKeeper() {
+      g_helper.store(0);
+      g_keeper_fd.store(-1);
+    }
+  } forget_keeper;
 
   Attempt attempt;
   // Until the container exists, what comes out is the runtime's own (a runtime that cannot run here
@@ -317,6 +532,7 @@ Attempt run_attempt(const Runtime& runtime, const RunFiles& files, const std::st
     reap(0);
   }
   g_helper.store(0);
+  g_keeper_fd.store(-1);
   // What the command wrote just before it ended: nothing holds the pipe any more.
   if (output_open) {
     ::fcntl(read_end.get(), F_SETFL, O_NONBLOCK);
@@ -355,6 +571,7 @@ class Mountpoint {
     remove_tree_raw(dir_.c_str());
   }
   std::string path() const { return (dir_ / "rootfs").string(); }
+  std::string dir() const { return dir_.string(); }
 
  private:
   fs::path dir_;
@@ -403,19 +620,35 @@ std::pair<Attempt, std::string> run_with_runtimes(Launch launch, const fs::path&
   } cleanup{files.bundle};
   write_file_atomic(files.config, make_oci_spec(launch.spec).dump(), 0600);
 
+  const bool hybrid = root && hybrid_cgroups();
+  // The runtime proven in this process first, else the one that worked here last time.
   std::vector<size_t> order;
+  std::string choice_key, remembered;
   {
     std::lock_guard<std::mutex> lock(g_runtime_mutex);
     if (g_proven >= 0 && static_cast<size_t>(g_proven) < runtimes.size()) order.push_back(static_cast<size_t>(g_proven));
+  }
+  if (order.empty() && runtimes.size() > 1) {
+    choice_key = runtime_choice_key(runtimes, hybrid_cgroups());
+    remembered = remembered_runtime(choice_key);
+    for (size_t i = 0; i < runtimes.size(); ++i)
+      if (runtimes[i].name == remembered) order.push_back(i);
   }
   for (size_t i = 0; i < runtimes.size(); ++i)
     if (order.empty() || order[0] != i) order.push_back(i);
 
   std::vector<std::string> why_not;
   std::vector<std::pair<size_t, Attempt>> failed;
+  // What the keeper removes when rockpack dies mid-command (the scratch root unless it is to be kept).
+  std::vector<std::string> orphaned = {files.bundle.string()};
+  if (root) orphaned.push_back(mountpoint->dir());
+  if (!std::getenv("ROCKPACK_KEEP_SANDBOX"))
+    orphaned.push_back(fs::absolute(scratch).string());
+
   for (size_t i : order) {
     Attempt attempt = run_attempt(runtimes[i], files, fs::absolute(launch.rootfs).string(),
-                                  root ? mountpoint->path() : std::string(), launch.timeout_seconds, on_output);
+                                  root ? mountpoint->path() : std::string(), hybrid && runtimes[i].name == "crun", orphaned,
+                                  launch.timeout_seconds, on_output);
     bool proven;
     {
       std::lock_guard<std::mutex> lock(g_runtime_mutex);
@@ -423,11 +656,17 @@ std::pair<Attempt, std::string> run_with_runtimes(Launch launch, const fs::path&
     }
     if (attempt.started || attempt.errors.empty() || attempt.timed_out || proven) {
       std::lock_guard<std::mutex> lock(g_runtime_mutex);
-      if (attempt.started || attempt.errors.empty()) g_proven = static_cast<int>(i);
+      if (attempt.started || attempt.errors.empty()) {
+        g_proven = static_cast<int>(i);
+        if (!choice_key.empty() && remembered != runtimes[i].name) remember_runtime(choice_key, runtimes[i].name);
+      }
       if (!g_said_which) {
         g_said_which = true;
-        spdlog::info("sandbox: commands run in containers made by {}{}", runtimes[i].name,
-                     why_not.empty() ? "" : " (" + why_not.front() + ")");
+        std::string note = why_not.empty() ? "" : " (" + why_not.front() + ")";
+        if (hybrid && runtimes[i].name == "crun")
+          note += std::string(" (hybrid cgroups: crun runs with ") + kUnifiedHierarchy +
+                  " unmounted in its mount namespace, on the cgroup v1 controllers)";
+        spdlog::info("sandbox: commands run in containers made by {}{}", runtimes[i].name, note);
       }
       return {std::move(attempt), runtimes[i].name};
     }

@@ -58,70 +58,6 @@ EOF2
   fail "the hostile image did not build: $(cat hostile.log)"
 chmod -R a+rX "$WORK/img" "$WORK/ctx"
 
-echo "rockpack check of a hostile image (its /bin/sh), as root:"
-"$ROCKPACK" check "oci:$WORK/img:hostile" --cache-dir "$WORK/c" --run true >check.log 2>&1 ||
-  fail "check of the hostile image failed: $(cat check.log)"
-expect_blocked "check (root)" check.log
-grep -q "sandbox: commands run in containers made by" check.log || fail "check: which runtime ran is not said: $(cat check.log)"
-echo "  $(grep -o 'sandbox: commands run in containers made by.*' check.log)"
-
-# With a terminal: rockpack run in a pty (script(1)) has a controlling tty the command must not reach.
-if command -v script >/dev/null; then
-  echo "rockpack check from a terminal (TIOCSTI into the user's shell), as root:"
-  script -qefc "'$ROCKPACK' check 'oci:$WORK/img:hostile' --cache-dir '$WORK/c' --run true" /dev/null >check-tty.log 2>&1 ||
-    fail "check from a terminal failed: $(cat check-tty.log)"
-  grep -q "BLOCKED tiocsti:" check-tty.log || fail "from a terminal: no TIOCSTI result: $(cat check-tty.log)"
-  grep -q "ESCAPED" check-tty.log && fail "from a terminal: $(grep ESCAPED check-tty.log)"
-  echo "  with a tty: $(grep -o 'BLOCKED tiocsti:.*' check-tty.log | head -1)"
-fi
-
-echo "a run: step, as root:"
-cat >ctx/run.yaml <<EOF2
-name: hostile-run
-base: oci:$WORK/img:hostile
-run:
-  - {name: attack, command: [/x, all, "$HOST_PID"]}
-EOF2
-"$ROCKPACK" build ctx/run.yaml --cache-dir "$WORK/c" -o "oci:$WORK/img:run" >run.log 2>&1 || fail "run: step failed: $(cat run.log)"
-expect_blocked "run: (root)" run.log
-
-echo "maintainer scripts (apt: scripts: run), as root:"
-apt_repo_make "$WORK/r" >apt.log 2>&1 || { rc=$?; [ $rc -eq 77 ] && skip "apt_repo: $(tail -1 apt.log)"; fail "apt_repo_make: $(cat apt.log)"; }
-apt_repo_serve "$WORK/r" >/dev/null
-cat >ctx/apt.yaml <<EOF2
-name: hostile-scripts
-base: oci:$WORK/img:hostile
-apt:
-  sources: [{url: "$APT_REPO_URL/repo", suite: rptest, components: [main], signed_by: "$WORK/r/keys/test.asc"}]
-  packages: [rp-base]
-  scripts: run
-EOF2
-"$ROCKPACK" build ctx/apt.yaml --cache-dir "$WORK/c" -o "oci:$WORK/img:apt" >apt-build.log 2>&1 ||
-  fail "apt scripts build failed: $(cat apt-build.log)"
-grep -q "apt: running the maintainer scripts" apt-build.log || fail "the maintainer scripts did not run: $(cat apt-build.log)"
-expect_blocked "maintainer scripts (root)" apt-build.log
-
-# The slow cases as checks: a fork bomb, a step past its timeout, one that closed its output first.
-cat >ctx/slow.yaml <<'EOF2'
-name: slow
-checks:
-  - {name: forkbomb, command: [/x, forkbomb], timeout: 120}
-  - {name: sleeper, command: [/x, sleep], timeout: 2}
-  - {name: quiet-sleeper, command: [/x, quiet-sleep], timeout: 2}
-EOF2
-echo "fork bomb, timeouts, as root:"
-start=$(date +%s)
-rc=0; "$ROCKPACK" check "oci:$WORK/img:hostile" --cache-dir "$WORK/c" --recipe ctx/slow.yaml >slow.log 2>&1 || rc=$?
-took=$(( $(date +%s) - start ))
-assert_eq "$rc" 1 "the sleepers fail the check"
-grep -q "BLOCKED forkbomb: fork failed after" slow.log || fail "the fork bomb was not stopped by the pids limit: $(cat slow.log)"
-echo "  $(grep -o 'BLOCKED forkbomb:.*' slow.log)"
-assert_contains "$(cat slow.log)" "FAILED  sleeper: stopped after its time limit of 2 s (its container was killed)" "a step past its timeout"
-assert_contains "$(cat slow.log)" "FAILED  quiet-sleeper: stopped after its time limit of 2 s" "a step that closed its output, past its timeout"
-[ "$took" -lt 60 ] || fail "the timeouts took $took s"
-echo "  sleepers stopped at their 2 s limits (the whole check took $took s)"
-assert_eq "$(pgrep -f '^/x (sleep|quiet-sleep|forkbomb)' || true)" "" "no process of the checks is left"
-
 # sigterm_mid_step LABEL CACHE_DIR [setpriv args...]: SIGTERM to rockpack while a run: step sleeps.
 sigterm_mid_step() {
   local label=$1 cache=$2
@@ -148,8 +84,163 @@ EOF2
   assert_eq "$(ls -d /run/rockpack/sandbox.tmp-"$pid"-* 2>/dev/null || true)" "" "$label: no mount directory is left"
   echo "  $label: SIGTERM killed the container and removed its root"
 }
-echo "SIGTERM mid-step, as root:"
-sigterm_mid_step root "$WORK/c"
+# sigkill_mid_step LABEL CACHE_DIR [marker] [setpriv args...]: SIGKILL to rockpack while a run: step
+# sleeps before its two processes write a marker into the root. Nothing of the container may remain:
+# no process, no runtime (nor its keeper), no bundle with the runtime's state, no mount directory,
+# no cgroup, no scratch root; with `marker` (ROCKPACK_KEEP_SANDBOX=1 keeps the root to look into),
+# no marker is written after the step's time is up.
+sigkill_mid_step() {
+  local label=$1 cache=$2 marker=
+  shift 2
+  if [ "${1:-}" = marker ]; then marker=1; shift; fi
+  cat >ctx/late-run.yaml <<EOF2
+name: late-run
+base: oci:$WORK/img:hostile
+run:
+  - {name: late, command: [/x, late-marker]}
+EOF2
+  chmod a+r ctx/late-run.yaml
+  local keep=(env -u ROCKPACK_KEEP_SANDBOX)
+  [ -n "$marker" ] && keep=(env ROCKPACK_KEEP_SANDBOX=1)
+  "$@" "${keep[@]}" "$ROCKPACK" build ctx/late-run.yaml --cache-dir "$cache" -o "oci:$WORK/out-kill-$label:x" >"kill-$label.log" 2>&1 &
+  local pid=$! i
+  for i in $(seq 1 100); do [ "$(pgrep -fc '^/x late-marker' || true)" = 2 ] && break; sleep 0.1; done
+  [ "$(pgrep -fc '^/x late-marker' || true)" = 2 ] || fail "$label: the step did not start: $(cat "kill-$label.log")"
+  kill -KILL "$pid"
+  local rc=0
+  wait "$pid" || rc=$?
+  assert_eq "$rc" 137 "$label: rockpack dies of SIGKILL"
+  # The keeper has this long to kill the container and clean up; the markers come 4 s after the start.
+  local left=
+  for i in $(seq 1 100); do
+    left=$( { pgrep -f '^/x late-marker'; pgrep -f "rockpack-$pid-[0-9]"; pgrep -f "ctx/late-run.yaml"; ls -d "$cache"/tmp/sandbox.tmp-"$pid"-*/oci-* /run/rockpack/sandbox.tmp-"$pid"-* 2>/dev/null
+              [ -n "$marker" ] || ls -d "$cache"/tmp/sandbox.tmp-"$pid"-* 2>/dev/null
+              find /sys/fs/cgroup -maxdepth 3 -name "rockpack-$pid-*" 2>/dev/null; } | head -5 || true)
+    [ -z "$left" ] && break
+    sleep 0.1
+  done
+  [ -z "$left" ] || fail "$label: left after SIGKILL: $left"
+  if [ -n "$marker" ]; then
+    local root
+    root=$(ls -d "$cache"/tmp/sandbox.tmp-"$pid"-*/rootfs 2>/dev/null | head -1)
+    [ -n "$root" ] || fail "$label: the kept root is missing"
+    sleep 5
+    assert_eq "$(ls "$root" | grep late-marker || true)" "" "$label: no marker is written after SIGKILL"
+    assert_eq "$(pgrep -f '^/x late-marker' || true)" "" "$label: no process of the step is left"
+    rm -rf "$cache"/tmp/sandbox.tmp-"$pid"-*
+    echo "  $label: SIGKILL: the container died with rockpack, its markers were never written"
+  else
+    echo "  $label: SIGKILL: no process, runtime state, bundle, mount directory, cgroup or scratch root is left"
+  fi
+}
+
+# sigkill_runtime_mid_step LABEL CACHE_DIR: SIGKILL to the runtime (not to rockpack) while the step
+# sleeps. The container must die with it (its keeper deletes it), the step fails, no marker comes.
+sigkill_runtime_mid_step() {
+  local label=$1 cache=$2
+  ROCKPACK_KEEP_SANDBOX=1 "$ROCKPACK" build ctx/late-run.yaml --cache-dir "$cache" -o "oci:$WORK/out-rtkill-$label:x" \
+    >"rtkill-$label.log" 2>&1 &
+  local pid=$! i
+  for i in $(seq 1 100); do [ "$(pgrep -fc '^/x late-marker' || true)" = 2 ] && break; sleep 0.1; done
+  [ "$(pgrep -fc '^/x late-marker' || true)" = 2 ] || fail "$label: the step did not start: $(cat "rtkill-$label.log")"
+  local runtime
+  runtime=$(pgrep -f " run --bundle .*rockpack-$pid-[0-9]" || true)
+  [ -n "$runtime" ] || fail "$label: no runtime process found for rockpack $pid"
+  kill -KILL $runtime
+  local rc=0
+  wait "$pid" || rc=$?
+  assert_eq "$rc" 1 "$label: the step fails when its runtime is killed"
+  assert_eq "$(pgrep -f '^/x late-marker' || true)" "" "$label: the container died with its runtime"
+  assert_eq "$(find /sys/fs/cgroup -maxdepth 3 -name "rockpack-$pid-*" 2>/dev/null)" "" "$label: no cgroup is left"
+  local root
+  root=$(ls -d "$cache"/tmp/sandbox.tmp-"$pid"-*/rootfs 2>/dev/null | head -1)
+  [ -n "$root" ] || fail "$label: the kept root is missing"
+  sleep 5
+  assert_eq "$(ls "$root" | grep late-marker || true)" "" "$label: no marker is written after the runtime's SIGKILL"
+  rm -rf "$cache"/tmp/sandbox.tmp-"$pid"-*
+  echo "  $label: SIGKILL to the runtime: the container died with it ($(grep -o 'exit code [0-9]*' "rtkill-$label.log" | head -1))"
+}
+
+# root_half RUNTIME: every attack as root, with that runtime only (ROCKPACK_SANDBOX_RUNTIME).
+root_half() {
+  local RT=$1
+  export ROCKPACK_SANDBOX_RUNTIME=$RT
+echo "rockpack check of a hostile image (its /bin/sh), as root, $RT:"
+"$ROCKPACK" check "oci:$WORK/img:hostile" --cache-dir "$WORK/c-$RT" --run true >check-$RT.log 2>&1 ||
+  fail "check of the hostile image failed: $(cat check-$RT.log)"
+expect_blocked "check (root, $RT)" check-$RT.log
+grep -q "sandbox: commands run in containers made by $RT" check-$RT.log || fail "check: $RT did not run it, or the log does not say so: $(cat check-$RT.log)"
+echo "  $(grep -o 'sandbox: commands run in containers made by.*' check-$RT.log)"
+
+# With a terminal: rockpack run in a pty (script(1)) has a controlling tty the command must not reach.
+if command -v script >/dev/null; then
+  echo "rockpack check from a terminal (TIOCSTI into the user's shell), as root, $RT:"
+  script -qefc "'$ROCKPACK' check 'oci:$WORK/img:hostile' --cache-dir '$WORK/c-$RT' --run true" /dev/null >check-tty-$RT.log 2>&1 ||
+    fail "check from a terminal failed: $(cat check-tty-$RT.log)"
+  grep -q "BLOCKED tiocsti:" check-tty-$RT.log || fail "from a terminal: no TIOCSTI result: $(cat check-tty-$RT.log)"
+  grep -q "ESCAPED" check-tty-$RT.log && fail "from a terminal: $(grep ESCAPED check-tty-$RT.log)"
+  echo "  with a tty: $(grep -o 'BLOCKED tiocsti:.*' check-tty-$RT.log | head -1)"
+fi
+
+echo "a run: step, as root, $RT:"
+cat >ctx/run.yaml <<EOF2
+name: hostile-run
+base: oci:$WORK/img:hostile
+run:
+  - {name: attack, command: [/x, all, "$HOST_PID"]}
+EOF2
+"$ROCKPACK" build ctx/run.yaml --cache-dir "$WORK/c-$RT" -o "oci:$WORK/img:run-$RT" >run-$RT.log 2>&1 || fail "run: step failed: $(cat run-$RT.log)"
+expect_blocked "run: (root, $RT)" run-$RT.log
+
+echo "maintainer scripts (apt: scripts: run), as root, $RT:"
+cat >ctx/apt.yaml <<EOF2
+name: hostile-scripts
+base: oci:$WORK/img:hostile
+apt:
+  sources: [{url: "$APT_REPO_URL/repo", suite: rptest, components: [main], signed_by: "$WORK/r/keys/test.asc"}]
+  packages: [rp-base]
+  scripts: run
+EOF2
+"$ROCKPACK" build ctx/apt.yaml --cache-dir "$WORK/c-$RT" -o "oci:$WORK/img:apt-$RT" >apt-build-$RT.log 2>&1 ||
+  fail "apt scripts build failed: $(cat apt-build-$RT.log)"
+grep -q "apt: running the maintainer scripts" apt-build-$RT.log || fail "the maintainer scripts did not run: $(cat apt-build-$RT.log)"
+expect_blocked "maintainer scripts (root, $RT)" apt-build-$RT.log
+
+# The slow cases as checks: a fork bomb, a step past its timeout, one that closed its output first.
+cat >ctx/slow.yaml <<'EOF2'
+name: slow
+checks:
+  - {name: forkbomb, command: [/x, forkbomb], timeout: 120}
+  - {name: sleeper, command: [/x, sleep], timeout: 2}
+  - {name: quiet-sleeper, command: [/x, quiet-sleep], timeout: 2}
+EOF2
+echo "fork bomb, timeouts, as root, $RT:"
+start=$(date +%s)
+rc=0; "$ROCKPACK" check "oci:$WORK/img:hostile" --cache-dir "$WORK/c-$RT" --recipe ctx/slow.yaml >slow-$RT.log 2>&1 || rc=$?
+took=$(( $(date +%s) - start ))
+assert_eq "$rc" 1 "the sleepers fail the check"
+grep -q "BLOCKED forkbomb: fork failed after" slow-$RT.log || fail "the fork bomb was not stopped by the pids limit: $(cat slow-$RT.log)"
+echo "  $(grep -o 'BLOCKED forkbomb:.*' slow-$RT.log)"
+assert_contains "$(cat slow-$RT.log)" "FAILED  sleeper: stopped after its time limit of 2 s (its container was killed)" "a step past its timeout"
+assert_contains "$(cat slow-$RT.log)" "FAILED  quiet-sleeper: stopped after its time limit of 2 s" "a step that closed its output, past its timeout"
+[ "$took" -lt 60 ] || fail "the timeouts took $took s"
+echo "  sleepers stopped at their 2 s limits (the whole check took $took s)"
+assert_eq "$(pgrep -f '^/x (sleep|quiet-sleep|forkbomb)' || true)" "" "no process of the checks is left"
+
+echo "SIGTERM mid-step, as root, $RT:"
+sigterm_mid_step "root-$RT" "$WORK/c-$RT"
+echo "SIGKILL mid-step, as root, $RT:"
+sigkill_mid_step "root-$RT" "$WORK/c-$RT" marker
+sigkill_mid_step "root-$RT" "$WORK/c-$RT"
+sigkill_runtime_mid_step "root-$RT" "$WORK/c-$RT"
+  unset ROCKPACK_SANDBOX_RUNTIME
+}
+apt_repo_make "$WORK/r" >apt.log 2>&1 || { rc=$?; [ $rc -eq 77 ] && skip "apt_repo: $(tail -1 apt.log)"; fail "apt_repo_make: $(cat apt.log)"; }
+apt_repo_serve "$WORK/r" >/dev/null
+# Both runtimes where both are installed: the properties must not depend on which one runs.
+RUNTIMES=$(for rt in crun runc; do command -v "$rt" >/dev/null && echo "$rt"; done)
+[ -n "$RUNTIMES" ] || skip "neither crun nor runc is installed"
+for rt in $RUNTIMES; do root_half "$rt"; done
 
 # ---- Rootless: the same attacks as a user of the machine (the caller's uid mapped to root). ----
 USER_NAME=rpsbxtest
@@ -167,6 +258,12 @@ echo "a run: step, rootless:"
 as_user "$ROCKPACK" build ctx/run.yaml --cache-dir "$WORK/rl/c" -o "oci:$WORK/rl/img:run" >run-rl.log 2>&1 ||
   fail "rootless run: step failed: $(cat run-rl.log)"
 expect_blocked "run: (rootless)" run-rl.log
+# The runtime that worked is remembered: the second process tries it first (no failed attempt of
+# another runtime in its log).
+first_rt=$(grep -o 'sandbox: commands run in containers made by [a-z]*' check-rl.log | awk '{print $NF}')
+assert_eq "$(sed -n 2p "$WORK/rl-cache/rockpack/sandbox-runtime" 2>/dev/null)" "$first_rt" "rootless: the runtime that worked is remembered"
+grep -q "cannot run here" run-rl.log && fail "rootless: the second process tried a runtime that failed before: $(grep 'cannot run here' run-rl.log)"
+echo "  rootless: $first_rt remembered and tried first by the next process"
 echo "fork bomb, timeouts, rootless:"
 rc=0; as_user "$ROCKPACK" check "oci:$WORK/img:hostile" --cache-dir "$WORK/rl/c" --recipe ctx/slow.yaml >slow-rl.log 2>&1 || rc=$?
 assert_eq "$rc" 1 "rootless: the sleepers fail the check"
@@ -175,5 +272,7 @@ echo "  $(grep -o 'BLOCKED forkbomb:.*' slow-rl.log)"
 assert_contains "$(cat slow-rl.log)" "FAILED  quiet-sleeper: stopped after its time limit of 2 s" "rootless: timeout"
 echo "SIGTERM mid-step, rootless:"
 sigterm_mid_step rootless "$WORK/rl/c" setpriv --reuid "$USER_NAME" --regid "$USER_NAME" --init-groups env HOME="$WORK/home"
+echo "SIGKILL mid-step, rootless:"
+sigkill_mid_step rootless "$WORK/rl/c" setpriv --reuid "$USER_NAME" --regid "$USER_NAME" --init-groups env HOME="$WORK/home"
 assert_eq "$(canary_state)" "$CANARY_BEFORE" "the canary directory is unchanged at the end"
 echo "ok: nothing left the sandbox"

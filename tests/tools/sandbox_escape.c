@@ -4,7 +4,7 @@
  * HOST_SECRET (a host file) defined, so it runs in any image, and as the image's /bin/sh too:
  * `/bin/sh -c ...` (how run:, maintainer scripts and `rockpack check` start commands) runs every
  * case but the slow ones.
- *   escape all | chroot | mount | mknod | core | ptrace PID | tiocsti | proc1root | forkbomb | sleep */
+ *   escape all | chroot | mount | mknod | core | ptrace PID | tiocsti | proc1root | forkbomb | sleep | late-marker */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -120,5 +120,14 @@ int main(int argc, char **argv) {
   else if (!strcmp(c, "forkbomb")) try_forkbomb();
   else if (!strcmp(c, "sleep")) { sleep(120); out("timeout", "slept 120 s"); }
   else if (!strcmp(c, "quiet-sleep")) { close(1); close(2); sleep(120); }
+  else if (!strcmp(c, "late-marker")) { /* two processes that write /late-marker-<pid> after 4 s */
+    fork();
+    sleep(4);
+    char path[64];
+    snprintf(path, sizeof path, "/late-marker-%d", (int)getpid());
+    int fd = open(path, O_CREAT | O_WRONLY, 0644);
+    if (fd >= 0) close(fd);
+    printf("late-marker %d written\n", (int)getpid());
+  }
   return escaped ? 3 : 0;
 }
