@@ -13,6 +13,7 @@
 #include "sandbox/sandbox.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
+#include "util/strings.hpp"
 
 namespace rp {
 
@@ -69,7 +70,18 @@ LayerPlan maintainer_scripts_layer(const StepContext& context, const recipe::Apt
   SandboxJob job;
   job.name = "apt scripts";
   job.origin = origin;
-  job.argv = {"/bin/sh", "-c", apt::configure_script(added)};
+  // apt-get's sequence of unpacks and early configurations (apt/script_order.hpp); the points where
+  // it configures before the end are logged, so a build log shows them.
+  std::vector<apt::ScriptBatch> sequence = apt::script_sequence(added, installed.installed);
+  std::vector<std::string> early;
+  for (const auto& batch : sequence) {
+    if (batch.action != apt::ScriptBatch::Action::kConfigure) continue;
+    std::vector<std::string> names;
+    for (size_t i : batch.packages) names.push_back(added[i].name);
+    early.push_back(join(names, " "));
+  }
+  if (!early.empty()) spdlog::info("apt: configured before the end, as apt-get does: {}", join(early, "; "));
+  job.argv = {"/bin/sh", "-c", apt::configure_script(added, sequence)};
   job.env = apt::configure_environment();
   // useradd (adduser), man-db and others honour it: /etc/shadow's last-change day is then the build's.
   job.env.push_back("SOURCE_DATE_EPOCH=" + std::to_string(context.plan.source_date_epoch));
