@@ -52,5 +52,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   p.control_files["triggers"] = text;
   p.control_files["preinst"] = "#!/bin/sh\n";
   (void)rp::apt::configure_script({p});
+  // apt's unpack/configure sequence from hostile relationship fields (two packages naming each
+  // other, one Essential): it must end, and the script must quote what it names.
+  rp::apt::UnpackedPackage q = p;
+  q.name = "q";
+  p.control = {{"Depends", text}, {"Pre-Depends", text}, {"Provides", text}};
+  q.control = {{"Pre-Depends", p.name + ", " + text}, {"Essential", "yes"}};
+  std::vector<rp::apt::UnpackedPackage> pair = {p, q};
+  (void)rp::apt::configure_script(pair, rp::apt::script_sequence(pair, {}));
   return 0;
 }

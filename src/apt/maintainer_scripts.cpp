@@ -55,7 +55,7 @@ const char* kRandomAfter =
 
 }  // namespace
 
-std::string configure_script(const std::vector<UnpackedPackage>& added) {
+std::string configure_script(const std::vector<UnpackedPackage>& added, const std::vector<ScriptBatch>& sequence) {
   std::string script = "set -e\n";
   script += kRandomBefore;
   script += "# 0. the new packages' trigger interests, as unpacking registers them\n";
@@ -77,16 +77,35 @@ std::string configure_script(const std::vector<UnpackedPackage>& added) {
       script += "grep -qxF " + sh_quoted(entry) + " " + sh_quoted(file) + " 2>/dev/null || echo " + sh_quoted(entry) +
                 " >>" + sh_quoted(file) + "\n";
     });
-  script += "# 1. preinst install, in install order, with the environment dpkg gives a maintainer script\n";
-  script += "# (dpkg-maintscript-helper refuses to run without DPKG_MAINTSCRIPT_NAME and _PACKAGE)\n";
+  script += "# 1. apt's sequence: preinst install of each package as it is unpacked, with the environment dpkg\n";
+  script += "# gives a maintainer script (dpkg-maintscript-helper refuses to run without DPKG_MAINTSCRIPT_NAME\n";
+  script += "# and _PACKAGE), and the packages apt configures before the end, where it configures them\n";
   script += "DPKG_RUNNING_VERSION=$(dpkg-query --showformat='${Version}' --show dpkg 2>/dev/null || true)\n";
   script += "export DPKG_RUNNING_VERSION DPKG_ADMINDIR=/var/lib/dpkg DPKG_ROOT= DPKG_MAINTSCRIPT_DEBUG=0\n";
-  for (const auto& p : added) {
-    if (!p.control_files.count("preinst")) continue;
-    std::string file = sh_quoted("/var/lib/dpkg/info/" + p.info_stem() + ".preinst");
-    script += "if [ -x " + file + " ]; then DPKG_MAINTSCRIPT_NAME=preinst DPKG_MAINTSCRIPT_PACKAGE=" + sh_quoted(p.name) +
-              " DPKG_MAINTSCRIPT_ARCH=" + sh_quoted(p.architecture) + " DPKG_MAINTSCRIPT_PACKAGE_REFCOUNT=1 " + file +
-              " install; fi\n";
+  std::vector<ScriptBatch> batches = sequence;
+  if (batches.empty()) {
+    batches.push_back({ScriptBatch::Action::kUnpack, {}});
+    for (size_t i = 0; i < added.size(); ++i) batches.back().packages.push_back(i);
+  }
+  for (const auto& batch : batches) {
+    if (batch.action == ScriptBatch::Action::kConfigure) {
+      // apt's intermediate `dpkg --configure`. Should dpkg refuse (a dependency this order did not
+      // foresee), the packages stay unpacked and the final --configure --pending takes them, and
+      // fails the build if they still cannot be configured.
+      std::string names;
+      for (size_t i : batch.packages) names += " " + sh_quoted(added.at(i).info_stem());
+      script += "dpkg --no-triggers --configure" + names + " || echo 'rockpack: dpkg --configure" + names +
+                " failed; configuring them with the rest' >&2\n";
+      continue;
+    }
+    for (size_t i : batch.packages) {
+      const UnpackedPackage& p = added.at(i);
+      if (!p.control_files.count("preinst")) continue;
+      std::string file = sh_quoted("/var/lib/dpkg/info/" + p.info_stem() + ".preinst");
+      script += "if [ -x " + file + " ]; then DPKG_MAINTSCRIPT_NAME=preinst DPKG_MAINTSCRIPT_PACKAGE=" + sh_quoted(p.name) +
+                " DPKG_MAINTSCRIPT_ARCH=" + sh_quoted(p.architecture) + " DPKG_MAINTSCRIPT_PACKAGE_REFCOUNT=1 " + file +
+                " install; fi\n";
+    }
   }
   script += "# 2. explicit triggers the new packages activate\n";
   std::set<std::string> activations;

@@ -6,7 +6,9 @@
 //
 //   0. the new packages' trigger interests (info/*.triggers `interest*` lines) registered in
 //      /var/lib/dpkg/triggers/, as unpacking does;
-//   1. each new package's `preinst install`, in install order (Pre-Depends first);
+//   1. apt's sequence (apt/script_order.hpp): each new package's `preinst install` as it is
+//      unpacked, and `dpkg --no-triggers --configure` of the packages apt configures before the
+//      end (what a new package Pre-Depends on, immediate configuration), where apt does;
 //   2. the explicit triggers the new packages activate (their info/*.triggers `activate*` lines),
 //      through dpkg-trigger, so a package already installed that is interested (libc-bin's
 //      ldconfig) runs;
@@ -20,12 +22,14 @@
 #include <string>
 #include <vector>
 
+#include "apt/script_order.hpp"
 #include "apt/unpacked_package.hpp"
 
 namespace rp::apt {
 
-// The script (for /bin/sh -c).
-std::string configure_script(const std::vector<UnpackedPackage>& added);
+// The script (for /bin/sh -c). `sequence` is script_sequence(added, ...); empty: every preinst in
+// the order of `added`, nothing configured before the end.
+std::string configure_script(const std::vector<UnpackedPackage>& added, const std::vector<ScriptBatch>& sequence = {});
 
 // The environment the scripts run with: PATH, DEBIAN_FRONTEND=noninteractive,
 // DEBCONF_NONINTERACTIVE_SEEN=true, LC_ALL=C, ...

@@ -1,12 +1,14 @@
 #pragma once
 // The recipe's `apt:` section, planned: Debian packages installed natively (docs/apt.md). The Debian
-// knowledge lives in src/apt/; this file strings it together in the order a build needs:
+// knowledge lives in src/apt/; plan_apt strings it together in the order a build needs, one named
+// part each:
 //
-//   sources (the recipe's, else the base image's) -> verified indexes (apt_indexes) -> resolution
-//   against the base's dpkg status -> downloads (parallel, sha256 from the index) -> each .deb's
-//   data.tar decompressed once into the store and indexed (cached by the .deb's digest) -> the
-//   installer maps members onto the image (merged /usr, owners, Replaces) -> dpkg database and
-//   native maintainer-script effects -> layers and the typed record.
+//   sources (the base image's, then the recipe's) and keyrings -> verified indexes (apt_indexes)
+//   -> resolution against the base's dpkg status, cached (apt_resolution) -> records -> downloads
+//   (parallel, sha256 from the index) and .deb preparation: each data.tar decompressed once into
+//   the store and indexed, cached by the .deb's digest (apt_debs) -> install: the installer maps
+//   members onto the image (merged /usr, owners, Replaces) -> licenses -> scripts: run in the
+//   sandbox, or their native effects (apt_scripts) -> the dpkg database -> layers.
 //
 // No byte is unpacked on disk: every file of a package streams from the plain data.tar in the store
 // into the layer writer.
@@ -42,6 +44,11 @@ struct AptRecord final : StepRecord {
   std::vector<std::string> native_effects;     // what was produced instead
   nlohmann::json to_json() const override;
 };
+
+// The apt section planned on the image the context describes: its layers, components, record
+// ("apt"), lock inputs and pins. AptStep calls it with the recipe's section; another step can call
+// it with a section of its own (packages from a vendor's apt repository, say).
+StepOutput plan_apt(const StepContext& context, const recipe::AptSection& section);
 
 class AptStep final : public Step {
  public:

@@ -7,8 +7,11 @@
 #    backport) and a preferences.d pin that takes libbtrfs0 from backports;
 #  - a minimized image's /etc/dpkg/dpkg.cfg.d/excludes (no man pages, docs but copyright, locales);
 #  - the recipe names libssl3, which the base has at an older version: it goes to the candidate;
-#  - systemd and dbus with scripts: run: the system users and groups get apt's ids, and two cold
-#    builds in two stores give one digest (machine-id normalised: empty, dbus's a link to it).
+#  - systemd, systemd-sysv, dbus and uuid-runtime with scripts: run, in apt-get's sequence: libssl3
+#    configured before systemd is unpacked (systemd Pre-Depends on it), systemd and its new
+#    libraries before systemd-sysv is (it Pre-Depends on systemd), the rest at the end; the system
+#    users and groups get apt's ids, and two cold builds in two stores give one digest (machine-id
+#    normalised: empty, dbus's a link to it).
 # Compared: dpkg-query -W, users and groups with their ids, the file list (modes, owners), apart from
 # documented differences (docs/apt.md): the machine ids and apt's litter.
 source "$(dirname "$0")/lib/common.sh"
@@ -69,7 +72,7 @@ EOF
 umoci unpack --image "$WORK/base2:base" b2 >/dev/null
 OLD_SSL=$(chroot b2/rootfs dpkg-query -W -f '${Version}' libssl3)
 
-PACKAGES="systemd dbus libssl3 libbtrfs0 libcext0"
+PACKAGES="systemd systemd-sysv dbus uuid-runtime libssl3 libbtrfs0 libcext0"
 cat >img.yaml <<EOF
 name: img
 base: oci:$WORK/base2:base
@@ -81,6 +84,11 @@ start=$SECONDS
 "$ROCKPACK" build img.yaml --cache-dir "$WORK/c1" -o "oci:$WORK/img:one" >d1.txt 2>cold1.log || fail "build failed: $(tail -n 30 cold1.log)"
 echo "rockpack, cold: $((SECONDS - start)) s"
 D1=$(tail -n 1 d1.txt)
+# apt-get's configure points (its Debug::pkgDPkgPM on this base: `dpkg --configure libssl3`, then
+# after unpacking systemd `dpkg --configure libargon2-1 ... libsystemd-shared systemd`).
+early=$(grep -o "configured before the end, as apt-get does: .*" cold1.log) || fail "no early configuration logged: $(grep 'apt:' cold1.log)"
+case "$early" in *": libssl3; "*" systemd") ;; *) fail "not apt-get's configure points: $early";; esac
+grep -q "configuring them with the rest" cold1.log && fail "dpkg refused an early configuration: $(grep -B5 'configuring them with the rest' cold1.log)"
 umoci unpack --image "$WORK/img:one" ours >/dev/null
 O=ours/rootfs
 
@@ -103,6 +111,11 @@ start=$SECONDS
 apt_get apt-update.log update
 apt_get apt-install.log -y --no-install-recommends install $PACKAGES
 echo "apt-get update + install in the chroot: $((SECONDS - start)) s"
+# The packages apt-get configured before its last unpack are the ones rockpack configured early.
+apt_early=$(awk '/^Unpacking /{last=NR} {line[NR]=$0} END{for(i=1;i<=last;i++) if (line[i] ~ /^Setting up /) print line[i]}' apt-install.log |
+  awk '{sub(/:.*/, "", $3); print $3}' | sort | tr '\n' ' ')
+ours_early=$(echo "${early#*apt-get does: }" | tr ';' ' ' | tr ' ' '\n' | grep -v '^$' | sort | tr '\n' ' ')
+assert_eq "$ours_early" "$apt_early" "the packages configured before the last unpack, as apt-get configured them"
 rm -f "$T/usr/sbin/policy-rc.d" "$T/etc/resolv.conf"
 
 # Pins: systemd from bookworm (not the backport), libbtrfs0 from backports (the base's pin),
