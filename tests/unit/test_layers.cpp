@@ -314,8 +314,8 @@ LayerPlan sample() {
   const std::string kb(1024, 'x');
   std::vector<Entry> e = {
       make("a", EntryType::kDirectory),
+      make("a/-first", EntryType::kFile, kb),  // '-' sorts before '.': the marker comes after it
       make("a/.wh..wh..opq", EntryType::kFile),
-      make("a/-first", EntryType::kFile, kb),
       make("a/b", EntryType::kDirectory),
       make("a/b/big", EntryType::kFile, std::string(6000, 'b')),
       make("a/b/one", EntryType::kFile, kb + kb),
