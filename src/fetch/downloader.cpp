@@ -7,6 +7,7 @@
 #include "net/http_retry.hpp"
 #include "net/retry.hpp"
 #include "net/url.hpp"
+#include "util/digest.hpp"
 #include "util/error.hpp"
 #include "util/parallel.hpp"
 #include "util/transfer_progress.hpp"
@@ -83,15 +84,71 @@ DownloadResult copy_local(ContentStore& store, const DownloadJob& job) {
   return r;
 }
 
+// What the store knows of a URL whose file no hash vouches for (`verify: tls-only`): the server's
+// validators (ETag, Last-Modified) of the copy that was downloaded, and that copy's digest, computed
+// when it arrived. A warm build asks the server whether the file changed (a conditional GET) instead
+// of downloading it again; the store stays content-addressed, this is only a URL -> blob map.
+struct Validated {
+  std::string etag;
+  std::string last_modified;
+  std::string digest;  // "sha256:<hex>" of the stored copy
+  uint64_t size = 0;
+};
+
+constexpr const char* kValidatorRecord = "url-validator";
+
+// The record's key is a hash of the URL: a URL with credentials in it is never written to disk.
+std::string validator_key(const std::string& url) { return "sha256:" + sha256_hex(url); }
+
+// Only files no hash vouches for: a hashed file is found in the store by its digest already.
+bool revalidatable(const DownloadJob& job) { return job.sha256.empty() && !is_file_url(job.url); }
+
+std::optional<Validated> stored_validators(const ContentStore& store, const DownloadJob& job) {
+  auto j = store.get_record(kValidatorRecord, validator_key(job.url));
+  if (!j || !j->is_object()) return std::nullopt;
+  Validated v;
+  v.etag = j->value("etag", "");
+  v.last_modified = j->value("last_modified", "");
+  v.digest = j->value("digest", "");
+  v.size = j->value("size", uint64_t{0});
+  // A record whose blob was pruned (or that names nothing to ask with) is no use: download again.
+  if ((v.etag.empty() && v.last_modified.empty()) || v.digest.rfind("sha256:", 0) != 0 || !store.contains(v.digest))
+    return std::nullopt;
+  // The index now lists another size than the stored copy has: that copy is not the file.
+  if (job.size && *job.size != store.blob_size(v.digest)) return std::nullopt;
+  return v;
+}
+
+// The answer's validators, remembered with the digest of what was stored; a server that sends none
+// leaves nothing to ask with next time.
+void remember_validators(const ContentStore& store, const DownloadJob& job, const net::Headers& response,
+                         const DownloadResult& stored) {
+  Validated v;
+  for (const auto& [name, value] : response) {
+    if (name == "etag" && v.etag.empty()) v.etag = value;
+    if (name == "last-modified" && v.last_modified.empty()) v.last_modified = value;
+  }
+  if (v.etag.empty() && v.last_modified.empty()) return;
+  store.put_record(kValidatorRecord, validator_key(job.url),
+                   {{"url", net::redact_url(job.url)}, {"etag", v.etag}, {"last_modified", v.last_modified},
+                    {"digest", stored.digest}, {"size", stored.size}});
+}
+
 // One HTTP attempt. Returns the status when the server answered with something other than 2xx
-// (and its Retry-After in `retry_after`).
+// (and its Retry-After in `retry_after`). `conditional`: the validators of the stored copy, sent
+// as If-None-Match / If-Modified-Since (a 304 then means that copy is still the file). The
+// response's headers go to `response_headers`.
 std::optional<long> try_fetch(ContentStore& store, const DownloadJob& job, const DownloadOptions& options,
-                              DownloadResult& out, std::optional<std::string>& retry_after) {
+                              DownloadResult& out, std::optional<std::string>& retry_after,
+                              const Validated* conditional = nullptr, net::Headers* response_headers = nullptr) {
   auto writer = store.begin_blob();
   Transfer transfer(TransferKind::kDownload, job.what);
   net::HttpRequest req;
   req.url = job.url;
   req.headers = job.headers;
+  if (conditional && !conditional->etag.empty()) req.headers.emplace_back("If-None-Match", conditional->etag);
+  if (conditional && !conditional->last_modified.empty())
+    req.headers.emplace_back("If-Modified-Since", conditional->last_modified);
   SizeBoundSink bounded(*writer, job);
   req.sink = &bounded;
   req.verify_tls = options.verify_tls;
@@ -105,6 +162,7 @@ std::optional<long> try_fetch(ContentStore& store, const DownloadJob& job, const
     if (bounded.overflowed()) throw bounded.error();
     throw;
   }
+  if (response_headers) *response_headers = resp.headers;
   if (!resp.ok()) {
     retry_after = resp.header("retry-after");
     return resp.status;
@@ -119,6 +177,7 @@ std::optional<long> try_fetch(ContentStore& store, const DownloadJob& job, const
 
 DownloadResult fetch_one(ContentStore& store, const DownloadJob& job, const DownloadOptions& options) {
   if (is_file_url(job.url)) return copy_local(store, job);
+  std::optional<Validated> known = revalidatable(job) ? stored_validators(store, job) : std::nullopt;
   // The one retry policy (net/retry.hpp), as registries and index pages use it: transient statuses
   // and broken connections retried with backoff and jitter, the server's Retry-After honoured.
   net::RetryPolicy policy;
@@ -127,9 +186,15 @@ DownloadResult fetch_one(ContentStore& store, const DownloadJob& job, const Down
     DownloadResult result;
     std::optional<long> status;
     std::optional<std::string> retry_after;
+    net::Headers response;
     try {
-      status = try_fetch(store, job, options, result, retry_after);
-      if (!status) return result;
+      status = try_fetch(store, job, options, result, retry_after, known ? &*known : nullptr, &response);
+      if (!status) {
+        if (revalidatable(job)) remember_validators(store, job, response, result);
+        return result;
+      }
+      // Not modified since the copy in the store was downloaded: that copy is the file.
+      if (*status == 304 && known) return {known->digest, store.blob_size(known->digest), false};
     } catch (const net::TransportError& e) {
       if (e.tls_failure() || policy.max_attempts <= 1) throw;
       if (attempt >= policy.max_attempts)
@@ -170,9 +235,14 @@ std::vector<DownloadResult> download_all(ContentStore& store, const std::vector<
       const DownloadJob& job = jobs[i];
       std::string expected = expected_digest(job);
       DownloadResult r;
+      std::optional<Validated> known;
       if (!expected.empty() && store.contains(expected)) {
         r.digest = expected;
         r.size = store.blob_size(expected);
+      } else if (options.store_only && revalidatable(job) && (known = stored_validators(store, job))) {
+        // --store-only asks no server: the copy of this unhashed file that the store has is used.
+        r.digest = known->digest;
+        r.size = store.blob_size(known->digest);
       } else if (options.store_only) {
         throw Error(job.what + " is not in the store (" + store.root().string() + "), and --store-only fetches nothing",
                     "build once without --store-only (with the network) to fill the store, or use --cache-dir "

@@ -141,11 +141,19 @@ std::string rocm_requirement(const recipe::RocmSection& rocm, const std::string&
   return "rocm" + (extras.empty() ? std::string() : "[" + join(extras, ",") + "]") + "==" + version;
 }
 
-// On the multi-arch layout torch's device code comes in `device-<gfx>` extras; a requested torch
-// without extras gets one per target, as users would write torch[device-gfx942].
+// On the multi-arch layouts torch's and torchvision's device code comes in `device-<gfx>` extras
+// (TheRock's wheel splitter gives their host wheels one per target, each requiring an
+// amd-torch(vision)-device-<t> wheel): a requested torch, torchvision or torchaudio without extras
+// gets one per target, as TheRock's docs write torch[device-gfx942] torchvision[device-gfx942].
+// A package whose wheel provides no such extra (torchaudio today) is installed as it is: the
+// resolver, like pip, leaves out extras a distribution does not declare.
+bool has_device_extras(const std::string& normalized_name) {
+  return normalized_name == "torch" || normalized_name == "torchvision" || normalized_name == "torchaudio";
+}
+
 std::string with_device_extras(const std::string& text, const std::vector<std::string>& targets) {
   python::Requirement r = python::Requirement::parse(text);
-  if (r.normalized_name() != "torch" || !r.extras.empty() || !r.url.empty()) return text;
+  if (!has_device_extras(r.normalized_name()) || !r.extras.empty() || !r.url.empty()) return text;
   r.extras = device_extras(targets);
   return r.to_string();
 }

@@ -19,11 +19,13 @@
 #include "plan/accounts_step.hpp"
 #include "plan/apt_step.hpp"
 #include "plan/files_step.hpp"
+#include "plan/layer_split.hpp"
 #include "plan/lock_plan.hpp"
 #include "plan/login_env.hpp"
 #include "plan/python_step.hpp"
 #include "plan/rocm_step.hpp"
 #include "plan/run_step.hpp"
+#include "store/cache_admin.hpp"
 
 namespace rp {
 
@@ -74,6 +76,7 @@ void run_steps(BuildPlan& plan, const recipe::Recipe& recipe, const StepRunOptio
           {step->name(), std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()});
     apply_step_output(plan, recipe, step->name(), std::move(output));
   }
+  split_oversized_layers(plan.layers, recipe.max_layer_size ? parse_size(*recipe.max_layer_size) : kDefaultMaxLayerSize);
   plan.drop_base_reads();
   // Planning's garbage (the base's member lists, the views, index pages) was freed on several
   // threads, into several of malloc's arenas, which keep it: give it back before the layers are

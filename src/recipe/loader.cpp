@@ -32,7 +32,7 @@ const std::vector<std::string> kRecipeKeys = {"name",   "args",       "platform"
                                               "files",  "symlinks",   "env",      "user",   "workdir",
                                               "entrypoint", "cmd",    "labels",   "annotations", "tags",
                                               "python",     "rocm",       "compression", "apt", "accounts", "run", "checks",
-                                              "matrix"};
+                                              "matrix", "max_layer_size"};
 const std::vector<std::string> kFileKeys = {"content", "src", "dest", "mode", "uid", "gid", "layer"};
 const std::vector<std::string> kSymlinkKeys = {"path", "target", "uid", "gid", "layer"};
 const std::set<std::string> kBuiltins = {"DATE", "SOURCE_DATE_EPOCH"};
@@ -577,6 +577,16 @@ void Loader::convert(const Document& doc, Recipe& r) {
       if (std::regex_match(*t, kCompression)) r.compression = *t;
       else diag_.error(in.at(n), "unknown compression '" + shorten(*t) + "'",
                        "use gzip[:1-12], zstd[:1-19] or none; zstd pulls faster, gzip suits the oldest clients");
+    }
+  }
+  if (auto n = root["max_layer_size"]) {
+    // The form store/cache_admin's parse_size reads (the plan parses it); at least 1K.
+    static const std::regex kSize("[0-9]+(\\.[0-9]+)?([KkMmGgTt][Ii]?)?[Bb]?");
+    static const std::regex kTooSmall("[0-9]{1,3}[Bb]?");
+    if (auto t = in.text(n, "max_layer_size")) {
+      if (std::regex_match(*t, kSize) && !std::regex_match(*t, kTooSmall)) r.max_layer_size = *t;
+      else diag_.error(in.at(n), "max_layer_size '" + shorten(*t) + "' is not a size of at least 1K",
+                       "write e.g. 10G (the default: 10 GB), 500M or a number of bytes");
     }
   }
   if (auto n = root["apt"]) merge_apt_section(in, n, r.apt);

@@ -237,6 +237,9 @@ struct Recipe {
   std::vector<std::string> tags;
   // Layer compression the image is meant to be pulled with ("zstd:10"); --compression overrides it.
   std::optional<std::string> compression;
+  // The most a layer's tar may hold uncompressed ("10G", "500M", bytes); a bigger layer is split
+  // (plan/layer_split.hpp). Checked for its form here, read by the plan; unset: 10 GB.
+  std::optional<std::string> max_layer_size;
   std::optional<AptSection> apt;
   std::optional<AccountsSection> accounts;
   std::optional<PythonSection> python;

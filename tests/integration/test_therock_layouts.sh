@@ -49,6 +49,29 @@ pip_reference() {
   "$WORK/$name-venv/bin/rocm-sdk" init --quiet || fail "$name: rocm-sdk init failed"
 }
 
+# The pip references are independent of rockpack's builds: all three run in the background while
+# rockpack builds (pip is one busy process; rockpack's downloads and layers use the other core).
+# Each runs in a process group of its own (set -m), which the exit trap ends with everything in it.
+declare -A REF_PID
+start_reference() {  # NAME INDEX_URL REQUIREMENTS...
+  set -m
+  ( pip_reference "$@" ) >"$WORK/$1-reference.out" 2>&1 &
+  REF_PID[$1]=$!
+  set +m
+}
+stop_references() {
+  local p
+  for p in "${REF_PID[@]}"; do kill -- "-$p" 2>/dev/null || true; done
+  for p in "${REF_PID[@]}"; do wait "$p" 2>/dev/null || true; done
+}
+trap 'stop_references; cleanup' EXIT
+wait_reference() {  # NAME: pip_reference's own skip or fail, as if it had run here
+  local rc=0
+  wait "${REF_PID[$1]}" || rc=$?
+  [ "$rc" -eq 77 ] && skip "$1: $(cat "$WORK/$1-reference.out")"
+  [ "$rc" -eq 0 ] || fail "$1: the pip reference failed (exit $rc): $(cat "$WORK/$1-reference.out")"
+}
+
 # image NAME INDEX TARGETS EXTRA_ROCM_LINES: builds the recipe, unpacks it to $WORK/NAME-bundle.
 image() {
   local name=$1 index=$2 targets=$3 extra=$4
@@ -84,26 +107,30 @@ compare() {
   assert_eq "$after" "$before" "$name: the image's site-packages after rocm-sdk ran (it must find nothing to do)"
 }
 
-# --- whl-next ------------------------------------------------------------------------------------
 WN="$(static_url wn)/rocm/whl-next/"
-pip_reference wn "$WN" "rocm[libraries,devel,device-gfx942]==$V" "torch[device-gfx942]"
+MA="$(static_url ma)/"
+start_reference wn "$WN" "rocm[libraries,devel,device-gfx942]==$V" "torch[device-gfx942]"
+start_reference ma "$MA" "rocm[libraries,devel,device-gfx942]==$V" "torch[device-gfx942]"
+start_reference pf "$(static_url pf)/$FAMILY/" "rocm[libraries,devel]==$V" torch
+
+# --- whl-next ------------------------------------------------------------------------------------
 image wn "$WN" gfx942 "  verify: tls-only"
+wait_reference wn
 compare wn
 assert_eq "$(config_label "oci:$WORK/wn-out:latest" org.rockpack.rocm.layout)" "whl-next" "whl-next: layout label"
 assert_contains "$(cat "$WORK/wn.log")" "accepted on TLS alone" "whl-next: the tls-only warning"
 
 # --- flat multi-arch ----------------------------------------------------------------------------
-MA="$(static_url ma)/"
-pip_reference ma "$MA" "rocm[libraries,devel,device-gfx942]==$V" "torch[device-gfx942]"
 image ma "$MA" gfx942 ""
+wait_reference ma
 compare ma
 assert_eq "$(config_label "oci:$WORK/ma-out:latest" org.rockpack.rocm.layout)" "multi-arch" "multi-arch: layout label"
 [ -z "$(config_label "oci:$WORK/ma-out:latest" org.rockpack.python.tls-only-files)" ] \
   || fail "multi-arch: files counted as tls-only on an index with hashes"
 
 # --- legacy per-family --------------------------------------------------------------------------
-pip_reference pf "$(static_url pf)/$FAMILY/" "rocm[libraries,devel]==$V" torch
 image pf "$(static_url pf)/{family}/" gfx942 ""
+wait_reference pf
 compare pf
 assert_contains "$(cat "$WORK/pf.log")" "legacy per-family TheRock index" "per-family: the warning"
 assert_eq "$(config_label "oci:$WORK/pf-out:latest" org.rockpack.rocm.layout)" "per-family" "per-family: layout label"

@@ -2,7 +2,8 @@
 # TheRock's multi-arch packages by GPU target, on a mock whl-next index (no hashes on its links):
 #  - without `verify: tls-only` the build is refused; with it the lock records each file's sha256,
 #    the label counts them, `build --locked` checks them (a changed file on the index is refused);
-#  - two targets in one image: both device wheels, torch's device wheels (sub-family gfx110x too);
+#  - two targets in one image: both device wheels, torch's device wheels (sub-family gfx110x too),
+#    torchvision's per target (its device-<t> extras added as torch's), torchaudio as it is;
 #  - a layer per package: a gfx942 and a gfx950 image of the same nightly share every layer but
 #    their device layers; devel links to device files stay hardlinks in the image;
 #  - an unknown target lists the release's targets;
@@ -15,15 +16,16 @@ need umoci; need skopeo
 export SOURCE_DATE_EPOCH=1700000000
 V=10.1.0a20260822
 TV=2.10.0a0+rocm$V
+VV=$(sed -n 's/^VISION_VERSION = "\(.*\)"$/\1/p' "$ROCM_GEN")+rocm$V
 
 python_base
 therock_index "$WORK/wn" --layout whl-next --target gfx942 --target gfx950 --target gfx1100 --versions "$V"
 start_loopback_server wn "$ROCKPACK_SOURCE_DIR/tests/tools/static_server.py" "$WORK/wn" --routes "$WORK/wn/routes.json"
 WN="$(static_url wn)/rocm/whl-next/"
 
-recipe() {  # FILE TARGETS [EXTRA ROCM LINES]
+recipe() {  # FILE TARGETS [EXTRA ROCM LINES] [PACKAGES]
   rocm_recipe "$1" targets <<YAML
-  packages: [torch]
+  packages: [${4:-torch}]
 rocm:
   index: "$WN"
   targets: [$2]
@@ -119,15 +121,23 @@ assert_eq "$(stat -c %i "$SITE/_rocm_sdk_devel/.kpack/blas_lib_gfx942.kpack")" \
 [ -e "$SITE/_rocm_sdk_devel/.devel_reconcile.lock" ] || fail "no .devel_reconcile.lock"
 [ ! -e "$SITE/rocm_sdk_devel/_devel.tar" ] || fail "the devel tarball is still there"
 
-# --- two targets in one image, torch's sub-family device wheel ------------------------------
-recipe "$WORK/two.yaml" "gfx942, gfx1100" "  verify: tls-only"
+# --- two targets in one image, torch's sub-family device wheel, torchvision's device wheels ----
+recipe "$WORK/two.yaml" "gfx942, gfx1100" "  verify: tls-only" "torch, torchvision, torchaudio"
 "$ROCKPACK" build "$WORK/two.yaml" -o "oci:$WORK/two:latest" >"$WORK/two.log" 2>&1 \
   || fail "the two-target build failed: $(tail -n 30 "$WORK/two.log")"
 unpack "$WORK/two:latest" "$WORK/btwo"
 freeze=$(pip_freeze "$WORK/btwo/rootfs") || fail "pip list fails in the two-target image"
 assert_installed "$freeze" "rocm-sdk-device-gfx942==$V" "rocm-sdk-device-gfx1100==$V" \
-  "amd-torch-device-gfx942==$TV" "amd-torch-device-gfx1100==$TV" "amd-torch-device-gfx110x==$TV" "torch==$TV"
+  "amd-torch-device-gfx942==$TV" "amd-torch-device-gfx1100==$TV" "amd-torch-device-gfx110x==$TV" "torch==$TV" \
+  "torchvision==$VV" "amd-torchvision-device-gfx942==$VV" "amd-torchvision-device-gfx1100==$VV"
 grep -q "gfx950" <<<"$freeze" && fail "a gfx950 package in the gfx942+gfx1100 image: $freeze"
+grep -q "torchvision-device-gfx110x" <<<"$freeze" && fail "a torchvision sub-family wheel (TheRock publishes none): $freeze"
+grep -q "^torchaudio==" <<<"$freeze" || fail "torchaudio (no device extras) is not installed: $freeze"
+for t in gfx942 gfx1100; do
+  [ -f "$WORK/btwo/rootfs/$SITE_REL/torchvision/.kpack/torchvision_$t.kpack" ] || fail "no torchvision kpack for $t"
+  n=$(layers "oci:$WORK/two:latest" | grep -cE "rockpack python: (.*, )?amd-torchvision-device-$t==" || true)
+  assert_eq "$n" 1 "layers with amd-torchvision-device-$t"
+done
 check=$(pip_in "$WORK/btwo/rootfs" check) || fail "pip check is not clean: $check"
 
 # --- an unknown target ------------------------------------------------------------------------

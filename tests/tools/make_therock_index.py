@@ -18,7 +18,8 @@ shape is TheRock's. Output is deterministic: fixed zip and tar timestamps, sorte
 per-family (legacy): one index per family under OUT/<family>/, rocm-sdk-libraries-<family>.
 multi-arch: one flat index at OUT/ (../<file>#sha256= links) for the --target GPUs: arch-neutral
   rocm-sdk-libraries, rocm-sdk-device-<t> with .devel_links, torch split into a host wheel and
-  amd-torch-device-<key> wheels (targets and sub-families, hex RECORD hashes), rocm-bootstrap, triton.
+  amd-torch-device-<key> wheels (targets and sub-families, hex RECORD hashes), torchvision split
+  likewise into amd-torchvision-device-<t> wheels (targets only), rocm-bootstrap, triton.
 whl-next: the same packages in TheRock's structured layout: OUT/rocm/<core|pytorch>/whl-next/<pkg>/
   with same-directory links and no #sha256 (unless --include-checksums), the aggregate root
   OUT/rocm/whl-next/ and its routes (OUT/routes.json for tests/tools/static_server.py --routes).
@@ -1032,9 +1033,32 @@ def split_torch_wheels(version, cp, scale, targets):
                 lines.append(f"Requires-Dist: amd-torch-device-{parent} == {tv}")
         out.append(dict(name=f"amd-torch-device-{key}", version=tv, tag=tag, payload=p, metadata="\n".join(lines),
                         split=True, generator="rocm-kpack-split-python-wheels"))
+    # torchvision is split like torch, per gfx target only (no sub-family bundles): the host wheel
+    # gets device-<t> extras, amd-torchvision-device-<t> carries torchvision/.kpack/torchvision_<t>.kpack.
+    vv = VISION_VERSION + local
+    vmeta = [
+        "Metadata-Version: 2.4", "Name: torchvision", f"Version: {vv}", "Summary: torchvision (mock for rockpack tests)",
+        f"Requires-Python: >={cp[2]}.{cp[3:]}", f"Requires-Dist: torch=={tv}", "Requires-Dist: numpy",
+        "Requires-Dist: rocm-bootstrap",
+    ]
+    for t in targets:
+        vmeta.append(f"Provides-Extra: device-{t}")
+        vmeta.append(f'Requires-Dist: amd-torchvision-device-{t} == {vv}; extra == "device-{t}"')
+    vmeta.append("Provides-Extra: device-all")
+    for t in sorted(targets):
+        vmeta.append(f'Requires-Dist: amd-torchvision-device-{t} == {vv}; extra == "device-all"')
+    out.append(dict(name="torchvision", version=vv, tag=tag, payload=simple_module("torchvision"),
+                    metadata="\n".join(vmeta) + "\n\n"))
+    for t in sorted(targets):
+        p = Payload()
+        p.add(f"torchvision/.kpack/torchvision_{t}.kpack", binary("torchvision" + t, scale.device_files[1]))
+        p.add(f"{wheel_name_part('amd-torchvision-device-' + t).lower()}-{vv}.dist-info/top_level.txt", b"torchvision\n")
+        lines = ["Metadata-Version: 2.4", f"Name: amd-torchvision-device-{t}", f"Version: {vv}",
+                 f"Summary: AMD device kernels ({t}) for torchvision", f"Requires-Dist: torchvision == {vv}",
+                 f"Requires-Dist: rocm-sdk-device-{t} == {version}"]
+        out.append(dict(name=f"amd-torchvision-device-{t}", version=vv, tag=tag, payload=p, metadata="\n".join(lines),
+                        split=True, generator="rocm-kpack-split-python-wheels"))
     out += [
-        dict(name="torchvision", version=VISION_VERSION + local, tag=tag, payload=simple_module("torchvision"),
-             requires=[f"torch=={tv}", "numpy"]),
         dict(name="torchaudio", version=AUDIO_VERSION + local, tag=tag, payload=simple_module("torchaudio"),
              requires=[f"torch=={tv}"]),
         dict(name="triton", version=triton_ver, tag=tag, payload=simple_module("triton")),

@@ -6,15 +6,20 @@ pre-generated PEP 503 index such as TheRock's (tests/tools/make_therock_index.py
 
   /a/b/        -> DIR/a/b/index.html, else DIR/a/b/index.json (as application/vnd.pypi.simple.v1+json)
   /a/b/file    -> DIR/a/b/file, with single byte ranges (Range: bytes=A-B, A-, -N) answered 206
+  /a/b/file    -> with an ETag (size, mtime, inode) and a Last-Modified; a request whose
+                  If-None-Match names the ETag (or, without If-None-Match, whose If-Modified-Since is
+                  not older than the file) is answered 304 with no body, as S3 and CDNs do
   /a/b/file    -> when only DIR/a/b/file.endless exists: an endless body of zeros without a
                   Content-Length (a hostile mirror; the client must stop at the size it was promised)
   --routes FILE: a JSON object {"/path/prefix/": "/other/prefix/"}; a request under a prefix is
                   answered 302 to the other prefix (a CDN's routing, as TheRock's whl-next root uses)
-  /__stats     -> JSON {"requests": {path: count}, "bytes": {path: body bytes sent}} over every
-                  other request (paths percent-decoded); /__stats?reset=1 clears them
+  /__stats     -> JSON {"requests": {path: count}, "bytes": {path: body bytes sent},
+                  "not_modified": {path: 304 answers}} over every other request (paths
+                  percent-decoded); /__stats?reset=1 clears them
 Anything else, or a path leaving DIR, is 404. Standard library only.
 """
 import argparse
+import email.utils
 import json
 import os
 import re
@@ -29,19 +34,46 @@ class Stats:
         self.lock = threading.Lock()
         self.requests = {}
         self.bytes = {}
+        self.not_modified = {}
 
-    def record(self, path, sent):
+    def record(self, path, sent, not_modified=False):
         with self.lock:
             self.requests[path] = self.requests.get(path, 0) + 1
             self.bytes[path] = self.bytes.get(path, 0) + sent
+            if not_modified:
+                self.not_modified[path] = self.not_modified.get(path, 0) + 1
 
     def snapshot(self, reset):
         with self.lock:
-            out = {"requests": dict(self.requests), "bytes": dict(self.bytes)}
+            out = {"requests": dict(self.requests), "bytes": dict(self.bytes), "not_modified": dict(self.not_modified)}
             if reset:
                 self.requests.clear()
                 self.bytes.clear()
+                self.not_modified.clear()
         return out
+
+
+def validators(st):
+    """(ETag, Last-Modified) of a file: the ETag changes with its size, mtime or inode."""
+    etag = '"%x-%x-%x"' % (st.st_size, st.st_mtime_ns, st.st_ino)
+    return etag, email.utils.formatdate(st.st_mtime, usegmt=True)
+
+
+def not_modified(headers, st):
+    """Whether a conditional GET is answered 304 (RFC 9110 13.2.2: If-None-Match wins)."""
+    etag, _ = validators(st)
+    inm = headers.get("If-None-Match")
+    if inm is not None:
+        tags = [t.strip() for t in inm.split(",")]
+        return "*" in tags or etag in tags or "W/" + etag in tags
+    ims = headers.get("If-Modified-Since")
+    if ims is None:
+        return False
+    try:
+        since = email.utils.parsedate_to_datetime(ims).timestamp()
+    except (TypeError, ValueError):
+        return False
+    return int(st.st_mtime) <= since
 
 
 def parse_range(header, size):
@@ -138,7 +170,16 @@ class Handler(BaseHTTPRequestHandler):
         if full is None:
             self.send_body(404, b"not found\n", path=path)
             return
-        size = os.path.getsize(full)
+        st = os.stat(full)
+        size = st.st_size
+        etag, last_modified = validators(st)
+        if not_modified(self.headers, st):
+            self.send_response(304)
+            self.send_header("ETag", etag)
+            self.send_header("Last-Modified", last_modified)
+            self.end_headers()
+            self.stats.record(path, 0, not_modified=True)
+            return
         ctype = "text/html" if full.endswith(".html") else "application/octet-stream"
         if full.endswith("/index.json"):
             ctype = "application/vnd.pypi.simple.v1+json"
@@ -155,6 +196,8 @@ class Handler(BaseHTTPRequestHandler):
         self.send_response(206 if rng else 200)
         self.send_header("Content-Type", ctype)
         self.send_header("Accept-Ranges", "bytes")
+        self.send_header("ETag", etag)
+        self.send_header("Last-Modified", last_modified)
         self.send_header("Content-Length", str(length))
         if rng:
             self.send_header("Content-Range", f"bytes {start}-{end}/{size}")

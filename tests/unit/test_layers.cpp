@@ -1,12 +1,15 @@
 #include <doctest/doctest.h>
 #include <zlib.h>
 
+#include <map>
+#include <set>
 #include <thread>
 
 #include "assemble/compression.hpp"
 #include "assemble/layer_builder.hpp"
 #include "assemble/tar_writer.hpp"
 #include "plan/host_files.hpp"
+#include "plan/layer_split.hpp"
 #include "test_helpers.hpp"
 #include "util/digest.hpp"
 #include "util/error.hpp"
@@ -282,3 +285,158 @@ TEST_CASE("layer builder: two builds sharing a store make a layer once, the othe
   CHECK(static_cast<int>(a.from_cache) + static_cast<int>(b.from_cache) == 1);  // one compressed, one took it
   CHECK(std::filesystem::exists(dir.path / "store" / "locks"));
 }
+
+// --- plan/layer_split: a layer over max_layer_size split into layers that unpack to the same tree
+
+namespace layer_split_test {
+
+using namespace rp;
+
+Entry make(const std::string& path, EntryType type, const std::string& content = {}, const std::string& link = {}) {
+  Entry e;
+  e.path = path;
+  e.type = type;
+  e.mode = type == EntryType::kDirectory ? 0700 : 0640;  // not finalize_entries' 0755: must survive a split
+  e.uid = 7;
+  if (type == EntryType::kFile) e.content = std::make_shared<InlineContent>(content);
+  e.link_target = link;
+  e.origin = "test";
+  return e;
+}
+
+// A layer of ~20 KB: directories with their own modes, files, a hardlink group spread over the
+// path order, a symlink, an opaque directory and a whiteout.
+LayerPlan sample() {
+  LayerPlan l;
+  l.name = "torch";
+  l.created_by = "rockpack python: torch==2";
+  l.step = "python";
+  const std::string kb(1024, 'x');
+  std::vector<Entry> e = {
+      make("a", EntryType::kDirectory),
+      make("a/-first", EntryType::kFile, kb),  // '-' sorts before '.': the marker comes after it
+      make("a/.wh..wh..opq", EntryType::kFile),
+      make("a/b", EntryType::kDirectory),
+      make("a/b/big", EntryType::kFile, std::string(6000, 'b')),
+      make("a/b/one", EntryType::kFile, kb + kb),
+      make("a/b/two", EntryType::kFile, kb + kb),
+      make("a/c", EntryType::kDirectory),
+      make("a/c/link-to-one", EntryType::kHardlink, {}, "a/b/one"),
+      make("a/c/three", EntryType::kFile, kb + kb),
+      make("a/d", EntryType::kDirectory),
+      make("a/d/empty", EntryType::kDirectory),
+      make("a/d/four", EntryType::kFile, kb + kb + kb),
+      make("a/d/sym", EntryType::kSymlink, {}, "four"),
+      make("z", EntryType::kDirectory),
+      make("z/.wh.gone", EntryType::kFile),
+      make("z/five", EntryType::kFile, kb + kb),
+      make("z/link-to-five", EntryType::kHardlink, {}, "z/five"),
+  };
+  l.entries = e;
+  return l;
+}
+
+std::string describe(const Entry& e) {
+  return e.path + " " + std::to_string(static_cast<int>(e.type)) + " " + std::to_string(e.mode) + " " +
+         std::to_string(e.uid) + " " + e.link_target + " " + std::to_string(e.size());
+}
+
+uint64_t tar_bytes(const std::vector<Entry>& entries) {
+  uint64_t n = 0;
+  for (const auto& e : entries) n += tar_size_of(e);
+  return n;
+}
+
+std::vector<std::string> listing(const std::vector<LayerPlan>& parts) {
+  std::vector<std::string> out;
+  for (const auto& p : parts) {
+    out.push_back("# " + p.name + " | " + p.created_by);
+    for (const auto& e : p.entries) out.push_back(describe(e));
+  }
+  return out;
+}
+
+
+TEST_CASE("split_layer: a layer under the cap stays as it is") {
+  auto parts = split_layer(sample(), 1'000'000);
+  REQUIRE(parts.size() == 1);
+  CHECK(parts[0].name == "torch");
+  CHECK(parts[0].created_by == "rockpack python: torch==2");
+  CHECK(parts[0].entries.size() == sample().entries.size());
+}
+
+TEST_CASE("split_layer: parts unpack to the same tree, keep hardlink groups and directory modes") {
+  const LayerPlan original = sample();
+  const uint64_t cap = 5000;
+  auto parts = split_layer(original, cap);
+  REQUIRE(parts.size() >= 3);
+
+  // Applied in order (no path twice within a part, later parts overwrite identical copies), the
+  // parts give exactly the original entries.
+  std::map<std::string, std::string> tree;
+  for (const auto& p : parts) {
+    std::set<std::string> seen;
+    for (size_t i = 0; i < p.entries.size(); ++i) {
+      const Entry& e = p.entries[i];
+      CHECK(seen.insert(e.path).second);
+      if (i > 0) CHECK(p.entries[i - 1].path < e.path);  // sorted, as the tar writer wants
+      auto [it, fresh] = tree.emplace(e.path, describe(e));
+      if (!fresh) CHECK(it->second == describe(e));  // a repeated directory is the same directory
+    }
+  }
+  std::map<std::string, std::string> want;
+  for (const auto& e : original.entries) want.emplace(e.path, describe(e));
+  CHECK(tree == want);
+
+  std::map<std::string, size_t> part_of;  // the part each non-directory entry is in (once)
+  for (size_t k = 0; k < parts.size(); ++k) {
+    std::set<std::string> here;
+    for (const auto& e : parts[k].entries) here.insert(e.path);
+    for (const auto& e : parts[k].entries) {
+      if (e.type != EntryType::kDirectory) {
+        CHECK(part_of.count(e.path) == 0);
+        part_of[e.path] = k;
+      }
+      // Every directory above an entry comes with it (mode 0700, not a default 0755).
+      for (auto slash = e.path.rfind('/'); slash != std::string::npos; slash = e.path.rfind('/', slash - 1)) {
+        CHECK(here.count(e.path.substr(0, slash)) == 1);
+        if (slash == 0) break;
+      }
+    }
+    // Within the cap, but for the directory copies and a part that is one file bigger than it.
+    uint64_t files = 0;
+    for (const auto& e : parts[k].entries)
+      if (e.type != EntryType::kDirectory) files += tar_size_of(e);
+    if (parts[k].entries.size() > 3) CHECK(files <= cap);
+  }
+  CHECK(part_of["a/c/link-to-one"] == part_of["a/b/one"]);
+  CHECK(part_of["z/link-to-five"] == part_of["z/five"]);
+  // Whiteouts in the first part: the opaque marker hides nothing this layer wrote.
+  CHECK(part_of["a/.wh..wh..opq"] == 0);
+  CHECK(part_of["z/.wh.gone"] == 0);
+  CHECK(part_of["a/b/big"] != part_of["a/-first"]);
+
+  CHECK(parts[0].name == "torch");
+  CHECK(parts[1].name == "torch (part 2 of " + std::to_string(parts.size()) + ")");
+  CHECK(parts[0].created_by == "rockpack python: torch==2 (part 1 of " + std::to_string(parts.size()) + ")");
+  for (const auto& p : parts) CHECK(p.step == "python");
+
+  // Deterministic.
+  CHECK(listing(split_layer(original, cap)) == listing(parts));
+  CHECK(tar_bytes(original.entries) > cap);
+}
+
+TEST_CASE("split_oversized_layers: only the layers over the cap are split, in place and in order") {
+  LayerPlan small;
+  small.name = "small";
+  small.entries = {make("s", EntryType::kFile, "x")};
+  std::vector<LayerPlan> layers = {small, sample(), small};
+  layers[2].name = "last";
+  split_oversized_layers(layers, 5000);
+  REQUIRE(layers.size() >= 5);
+  CHECK(layers.front().name == "small");
+  CHECK(layers[1].name == "torch");
+  CHECK(layers.back().name == "last");
+}
+
+}  // namespace layer_split_test
