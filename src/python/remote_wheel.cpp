@@ -27,9 +27,7 @@ using namespace zip;  // the format's constants and integer readers
 // the member is fetched a second time with the exact length.
 constexpr uint64_t kLocalExtraAllowance = 256;
 
-const unsigned char* bytes_of(std::string_view s) { return reinterpret_cast<const unsigned char*>(s.data()); }
-
-InputError bad_zip(std::string_view display_name, const std::string& what) {
+InputError bad_index_wheel(std::string_view display_name, const std::string& what) {
   return InputError(std::string(display_name) + ": not a valid wheel: " + what,
                     "the file on the index is damaged or not a zip archive; report it to the index's maintainers");
 }
@@ -120,19 +118,19 @@ std::string read_remote_metadata(RangeSource& source, std::string_view display_n
   uint64_t file_size = 0;
   // `span` holds the file's bytes from `span_offset` to its end: the tail, grown when needed.
   std::string span = source.read_tail(options.tail_size, &file_size);
-  if (span.size() > file_size) throw bad_zip(display_name, "the server sent more bytes than the file has");
+  if (span.size() > file_size) throw bad_index_wheel(display_name, "the server sent more bytes than the file has");
   ZipEndInfo end = locate_central_directory(span, file_size, display_name);
   if (!end.location) {
     if (end.need_tail > options.max_directory_size + kEndRecordSize + kMaxCommentSize)
-      throw bad_zip(display_name, "its end records lie too far from the end of the file");
+      throw bad_index_wheel(display_name, "its end records lie too far from the end of the file");
     span = source.read_tail(end.need_tail, &file_size);
-    if (span.size() > file_size) throw bad_zip(display_name, "the server sent more bytes than the file has");
+    if (span.size() > file_size) throw bad_index_wheel(display_name, "the server sent more bytes than the file has");
     end = locate_central_directory(span, file_size, display_name);
-    if (!end.location) throw bad_zip(display_name, "no usable end-of-central-directory record");
+    if (!end.location) throw bad_index_wheel(display_name, "no usable end-of-central-directory record");
   }
   const CentralDirectoryLocation loc = *end.location;
   if (loc.size > options.max_directory_size)
-    throw bad_zip(display_name, "its central directory is " + std::to_string(loc.size) + " bytes, more than the " +
+    throw bad_index_wheel(display_name, "its central directory is " + std::to_string(loc.size) + " bytes, more than the " +
                                     std::to_string(options.max_directory_size) + " allowed");
   uint64_t span_offset = file_size - span.size();
   if (loc.offset < span_offset) {
@@ -146,7 +144,7 @@ std::string read_remote_metadata(RangeSource& source, std::string_view display_n
                                                              static_cast<size_t>(loc.size));
   std::vector<ZipMember> members = parse_central_directory(directory, loc, display_name);
   const ZipMember* member = find_metadata_member(members, project);
-  if (!member) throw bad_zip(display_name, "no (unique) *.dist-info/METADATA member");
+  if (!member) throw bad_index_wheel(display_name, "no (unique) *.dist-info/METADATA member");
 
   // The member cannot extend into the central directory.
   const uint64_t limit = loc.offset - member->local_header_offset;
@@ -159,16 +157,16 @@ std::string read_remote_metadata(RangeSource& source, std::string_view display_n
     return got;
   };
   if (member->uncompressed_size > options.max_member_size || member->compressed_size > options.max_member_size)
-    throw bad_zip(display_name, "its METADATA is larger than " + std::to_string(options.max_member_size) + " bytes");
+    throw bad_index_wheel(display_name, "its METADATA is larger than " + std::to_string(options.max_member_size) + " bytes");
   uint64_t guess = kLocalHeaderSize + member->name.size() + kLocalExtraAllowance + member->compressed_size;
   std::string bytes = bytes_at(guess);
   uint64_t need = 0;
   auto text = extract_member(*member, bytes, options.max_member_size, display_name, &need);
   if (!text) {
-    if (need > limit || need <= bytes.size()) throw bad_zip(display_name, "its METADATA member runs past its end");
+    if (need > limit || need <= bytes.size()) throw bad_index_wheel(display_name, "its METADATA member runs past its end");
     bytes = bytes_at(need);
     text = extract_member(*member, bytes, options.max_member_size, display_name, &need);
-    if (!text) throw bad_zip(display_name, "its METADATA member runs past its end");
+    if (!text) throw bad_index_wheel(display_name, "its METADATA member runs past its end");
   }
   return std::move(*text);
 }

@@ -12,8 +12,6 @@ namespace {
 
 using namespace zip;
 
-const unsigned char* bytes_of(std::string_view s) { return reinterpret_cast<const unsigned char*>(s.data()); }
-
 InputError bad_zip(std::string_view display_name, const std::string& what) {
   return InputError(std::string(display_name) + ": not a valid wheel: " + what,
                     "the wheel is damaged or not a zip archive; get it again, or report it to whoever published it");

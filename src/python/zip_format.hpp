@@ -30,6 +30,8 @@ inline uint32_t le32(const unsigned char* p) {
          (static_cast<uint32_t>(p[3]) << 24);
 }
 inline uint64_t le64(const unsigned char* p) { return le32(p) | (static_cast<uint64_t>(le32(p + 4)) << 32); }
+// The bytes of a string, for the readers above.
+inline const unsigned char* bytes_of(std::string_view s) { return reinterpret_cast<const unsigned char*>(s.data()); }
 
 }  // namespace rp::python::zip
 
