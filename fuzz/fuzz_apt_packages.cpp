@@ -1,7 +1,7 @@
 // Fuzzes the readers of what a Debian repository and a base image say about packages: a Packages
-// index (apt::parse_packages_index) and dpkg's status file (apt::parse_status_file), then every
-// relationship field of each package read (apt::relations_of). Only rp::Error (rp::InputError among
-// them) may come out; the promises of the readers are checked: an index package has a name, a
+// index (apt::parse_packages_index, and apt::PackagesIndexParser fed in pieces, which must agree)
+// and dpkg's status file (apt::parse_status_file), then every relationship field of each package
+// read (apt::relations_of). Only rp::Error (rp::InputError among them) may come out; the promises of the readers are checked: an index package has a name, a
 // Filename inside the repository and a 64-hex-digit SHA256, the status file keeps every stanza.
 // Seed it with real indexes: ./fuzz_apt_packages corpus/ /var/lib/dpkg/status
 #include <cstddef>
@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "apt/package_index.hpp"
 #include "apt/relation.hpp"
@@ -41,14 +42,35 @@ void check_relations(const rp::apt::Package& p) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view input(reinterpret_cast<const char*>(data), size);
+  std::vector<std::string> whole;
+  std::string whole_error;
   try {
     for (const auto& p : rp::apt::parse_packages_index(input, "fuzz Packages", 3)) {
       if (!rp::apt::is_valid_package_name(p.name) || p.version.empty() || p.architecture.empty()) __builtin_trap();
       if (p.filename.empty() || p.filename.front() == '/' || p.filename.find("..") != std::string::npos) __builtin_trap();
       if (p.sha256.size() != 64 || p.origin != 3) __builtin_trap();
       check_relations(p);
+      whole.push_back(p.id() + " " + p.version.str());
     }
-  } catch (const rp::Error&) {
+  } catch (const rp::Error& e) {
+    whole_error = e.what();
+  }
+  // The streaming reader (as the build uses it, fed by the decompressor) in pieces of a size the
+  // input chooses must give the same packages, or the same error, as the whole text.
+  if (size > 0) {
+    const size_t piece = 1 + data[0] % 61;
+    std::vector<std::string> pieces;
+    std::string pieces_error;
+    try {
+      rp::apt::PackagesIndexParser parser("fuzz Packages", 3, [&](rp::apt::Package&& p) {
+        pieces.push_back(p.id() + " " + p.version.str());
+      });
+      for (size_t i = 0; i < size; i += piece) parser.feed(input.substr(i, piece));
+      parser.finish();
+    } catch (const rp::Error& e) {
+      pieces_error = e.what();
+    }
+    if (pieces_error != whole_error || (whole_error.empty() && pieces != whole)) __builtin_trap();
   }
   try {
     auto db = rp::apt::parse_status_file(input, "fuzz status");

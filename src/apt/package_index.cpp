@@ -1,5 +1,7 @@
 #include "apt/package_index.hpp"
 
+#include <algorithm>
+
 #include "util/deb822.hpp"
 #include "util/error.hpp"
 #include "util/digest.hpp"
@@ -84,39 +86,104 @@ std::vector<AlternativeGroup> relations_of(const Package& pkg, std::string_view 
   return parse_relations(text, std::string(field_name) + " of " + pkg.name + " " + pkg.version.str());
 }
 
-std::vector<Package> parse_packages_index(std::string_view text, const std::string& what, int origin) {
-  std::vector<Package> out;
+namespace {
+
+constexpr size_t kMaxStanzaBytes = size_t{64} << 20;
+constexpr size_t kMaxStanzas = 1'000'000;
+
+// The package of one index stanza, every field a download and the resolver need checked.
+Package read_index_stanza(const Deb822Stanza& s, const std::string& what, int origin) {
+  for (const char* required : {"Package", "Version", "Architecture", "Filename", "Size", "SHA256"})
+    if (s.value(required).empty())
+      throw Error(what + ":" + std::to_string(s.line()) + ": the stanza of '" + s.value("Package") +
+                      "' has no " + required,
+                  std::string("every package in an index needs ") + required +
+                      (std::string_view(required) == "SHA256" ? " (its .deb could not be verified)" : ""));
+  Package p = read_common(s, what);
+  p.filename = s.value("Filename");
+  if (p.filename.find("..") != std::string::npos || p.filename.front() == '/')
+    throw Error(what + ":" + std::to_string(s.line_of("Filename")) + ": Filename '" + p.filename + "' of " + p.name +
+                    " leaves the repository", "the index is malformed or hostile");
+  const std::string size = s.value("Size");
+  if (size.size() > 15) throw Error(what + ":" + std::to_string(s.line_of("Size")) + ": Size of " + p.name + " is too large");
+  for (char c : size) {
+    if (c < '0' || c > '9')
+      throw Error(what + ":" + std::to_string(s.line_of("Size")) + ": Size '" + std::string(size) + "' of " + p.name +
+                  " is not a number");
+    p.size = p.size * 10 + static_cast<uint64_t>(c - '0');
+  }
+  p.sha256 = s.value("SHA256");
+  if (!is_sha256_hex(p.sha256))
+    throw Error(what + ":" + std::to_string(s.line_of("SHA256")) + ": SHA256 of " + p.name + " is not 64 hex digits");
+  p.origin = origin;
+  return p;
+}
+
+// Where the last complete stanza of `text` ends (just after the newline before an empty line), from
+// `from` on; 0 when there is none yet.
+size_t last_stanza_end(std::string_view text, size_t from) {
+  // Only the new part is searched: a long stanza arriving in many pieces is not rescanned each time.
+  std::string_view tail = text.substr(std::min(from, text.size()));
+  size_t best = 0;
+  for (std::string_view sep : {std::string_view("\n\n"), std::string_view("\n\r\n")}) {
+    size_t at = tail.rfind(sep);
+    if (at != std::string_view::npos) best = std::max(best, from + at + 1);
+  }
+  return best;
+}
+
+}  // namespace
+
+PackagesIndexParser::PackagesIndexParser(std::string what, int origin, std::function<void(Package&&)> sink)
+    : what_(std::move(what)), origin_(origin), sink_(std::move(sink)) {}
+
+void PackagesIndexParser::feed(std::string_view text) {
+  const size_t old_size = pending_.size();
+  pending_.append(text);
+  // A separator may straddle the previous piece and this one.
+  size_t end = last_stanza_end(pending_, old_size >= 2 ? old_size - 2 : 0);
+  if (end == 0) {
+    if (pending_.size() > kMaxStanzaBytes) {
+      // The line where the stanza starts, after the blank lines that ended the previous one.
+      size_t line = lines_done_ + 1;
+      for (size_t i = 0; i < pending_.size() && (pending_[i] == '\n' || pending_[i] == '\r'); ++i) line += pending_[i] == '\n';
+      throw Error(what_ + ":" + std::to_string(line) + ": a stanza longer than 64 MiB",
+                  "the repository's index is malformed or hostile; nothing from it was used");
+    }
+    return;
+  }
+  parse_stanzas(std::string_view(pending_).substr(0, end));
+  lines_done_ += static_cast<size_t>(std::count(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
+  pending_.erase(0, end);
+}
+
+void PackagesIndexParser::finish() {
+  parse_stanzas(pending_);
+  pending_.clear();
+  pending_.shrink_to_fit();
+}
+
+void PackagesIndexParser::parse_stanzas(std::string_view text) {
   try {
-    for_each_stanza(text, what, [&](const Deb822Stanza& s) {
-      for (const char* required : {"Package", "Version", "Architecture", "Filename", "Size", "SHA256"})
-        if (s.value(required).empty())
-          throw Error(what + ":" + std::to_string(s.line()) + ": the stanza of '" + s.value("Package") +
-                          "' has no " + required,
-                      std::string("every package in an index needs ") + required +
-                          (std::string_view(required) == "SHA256" ? " (its .deb could not be verified)" : ""));
-      Package p = read_common(s, what);
-      p.filename = s.value("Filename");
-      if (p.filename.find("..") != std::string::npos || p.filename.front() == '/')
-        throw Error(what + ":" + std::to_string(s.line_of("Filename")) + ": Filename '" + p.filename + "' of " + p.name +
-                        " leaves the repository", "the index is malformed or hostile");
-      const std::string size = s.value("Size");
-      if (size.size() > 15) throw Error(what + ":" + std::to_string(s.line_of("Size")) + ": Size of " + p.name + " is too large");
-      for (char c : size) {
-        if (c < '0' || c > '9')
-          throw Error(what + ":" + std::to_string(s.line_of("Size")) + ": Size '" + std::string(size) + "' of " + p.name +
-                      " is not a number");
-        p.size = p.size * 10 + static_cast<uint64_t>(c - '0');
-      }
-      p.sha256 = s.value("SHA256");
-      if (!is_sha256_hex(p.sha256))
-        throw Error(what + ":" + std::to_string(s.line_of("SHA256")) + ": SHA256 of " + p.name + " is not 64 hex digits");
-      p.origin = origin;
-      out.push_back(std::move(p));
-    });
+    Deb822Options options;
+    options.first_line = lines_done_ + 1;
+    options.max_stanzas = kMaxStanzas - std::min(stanzas_, kMaxStanzas);
+    Deb822Reader reader(text, what_, options);
+    while (auto stanza = reader.next()) {
+      ++stanzas_;
+      sink_(read_index_stanza(*stanza, what_, origin_));
+    }
   } catch (const InputError& e) {
     // A malformed index is the repository's fault, not the recipe's.
     throw Error(e.what(), "the repository's index is malformed; nothing from it was used");
   }
+}
+
+std::vector<Package> parse_packages_index(std::string_view text, const std::string& what, int origin) {
+  std::vector<Package> out;
+  PackagesIndexParser parser(what, origin, [&](Package&& p) { out.push_back(std::move(p)); });
+  parser.feed(text);
+  parser.finish();
   return out;
 }
 

@@ -52,6 +52,34 @@ struct Package {
 // compressed (.xz, .gz, .bz2, .zst or none). At most 1 GiB uncompressed. Throws rp::Error naming `what`.
 std::string decompress_index(std::string_view bytes, const std::string& path, const std::string& what);
 
+// Decompresses an index as it is read, so that neither the compressed nor the decompressed file is
+// ever held whole: `read` fills up to `size` bytes of `buffer` and returns how many (0 at the end);
+// `sink` gets the text piece by piece. Same compressions, limits and errors as decompress_index.
+void decompress_index_stream(const std::function<size_t(char* buffer, size_t size)>& read, const std::string& path,
+                             const std::string& what, const std::function<void(std::string_view text)>& sink);
+
+// Reads a Packages index fed piece by piece (a decompressor's output as it comes): it keeps only the
+// unfinished stanza between two pieces, and hands each package to `sink` as soon as its stanza is
+// complete. Checks and errors (with the line in the whole file) are those of parse_packages_index;
+// a stanza longer than 64 MiB is an error.
+class PackagesIndexParser {
+ public:
+  PackagesIndexParser(std::string what, int origin, std::function<void(Package&&)> sink);
+  void feed(std::string_view text);
+  // The end of the index: the last stanza may lack its final newline.
+  void finish();
+
+ private:
+  void parse_stanzas(std::string_view text);
+
+  std::string what_;
+  int origin_;
+  std::function<void(Package&&)> sink_;
+  std::string pending_;     // text after the last complete stanza
+  size_t lines_done_ = 0;   // lines of the file before pending_
+  size_t stanzas_ = 0;
+};
+
 // Parses a relationship field of `pkg` (e.g. pkg.depends) naming it in errors.
 std::vector<AlternativeGroup> relations_of(const Package& pkg, std::string_view field_name, const std::string& text);
 

@@ -70,22 +70,28 @@ class Solver {
   void add_known(const Package* p, bool is_installed) {
     (is_installed ? installed_by_name_ : available_by_name_)[p->name].push_back(p);
     if (is_installed) installed_by_id_[p->id()] = p;
-    const Parsed& parsed = relations(p);
-    for (const auto& group : parsed.provides)
+    // Only Provides is needed to know the universe; the other relations are parsed when the search
+    // first looks at a package (a few hundred of an archive's ~70000), which keeps memory bounded.
+    if (p->provides.empty()) return;
+    auto provides = std::make_unique<std::vector<AlternativeGroup>>(parse_field(p, "Provides", p->provides));
+    for (const auto& group : *provides)
       for (const auto& r : group) (is_installed ? installed_providers_ : available_providers_)[r.name].push_back({p, &r});
+    provides_.push_back(std::move(provides));
+  }
+
+  static std::vector<AlternativeGroup> parse_field(const Package* p, const char* field, const std::string& text) {
+    try {
+      return relations_of(*p, field, text);
+    } catch (const InputError& e) {
+      throw Error(std::string(e.what()), "the repository's index is malformed");
+    }
   }
 
   const Parsed& relations(const Package* p) {
     auto it = parsed_.find(p);
     if (it != parsed_.end()) return *it->second;
     auto parsed = std::make_unique<Parsed>();
-    auto parse = [&](const char* field, const std::string& text) {
-      try {
-        return relations_of(*p, field, text);
-      } catch (const InputError& e) {
-        throw Error(std::string(e.what()), "the repository's index is malformed");
-      }
-    };
+    auto parse = [&](const char* field, const std::string& text) { return parse_field(p, field, text); };
     parsed->pre_depends = parse("Pre-Depends", p->pre_depends);
     parsed->depends = parse("Depends", p->depends);
     if (options_.recommends) parsed->recommends = parse("Recommends", p->recommends);
@@ -578,6 +584,8 @@ class Solver {
       installed_providers_;
   std::map<std::string, const Package*> installed_by_id_;
   std::unordered_map<const Package*, std::unique_ptr<Parsed>> parsed_;
+  // The parsed Provides of every package that has one (the provider maps point into them).
+  std::vector<std::unique_ptr<std::vector<AlternativeGroup>>> provides_;
   mutable std::unordered_map<const Package*, int> pin_cache_;
   const ReleaseFacts installed_facts_ = installed_release();
 

@@ -3,6 +3,11 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
 #include <set>
 
 #include "net/http_retry.hpp"
@@ -156,18 +161,71 @@ AptIndexes load_apt_indexes(const std::vector<apt::SourceEntry>& entries,
   return out;
 }
 
+namespace {
+
+// Streams one stored index through the decompressor into the parser, hashing the compressed bytes
+// as they are read: the blob is checked against its digest (which the Release's sha256 chose) before
+// any of its packages is used, and neither the file nor its text is ever held whole.
+void stream_index(const ContentStore& store, const std::string& digest, const std::string& path, const std::string& what,
+                  apt::PackagesIndexParser& parser) {
+  const std::filesystem::path file = store.blob_path(digest);
+  std::unique_ptr<FILE, decltype(&fclose)> in(fopen(file.c_str(), "rb"), fclose);
+  if (!in) throw Error(what + ": the stored index " + digest + " cannot be opened (" + file.string() + ")",
+                       "run the build again: the index will be fetched anew");
+  Sha256 sha;
+  std::function<size_t(char*, size_t)> read = [&](char* buffer, size_t size) {
+    size_t n = fread(buffer, 1, size, in.get());
+    if (n == 0 && ferror(in.get())) throw Error(what + ": cannot read the stored index " + file.string());
+    sha.update(buffer, n);
+    return n;
+  };
+  apt::decompress_index_stream(read, path, what, [&](std::string_view text) { parser.feed(text); });
+  // A decompressor may stop before the end of its input: the rest counts for the digest too.
+  char rest[1 << 12];
+  while (read(rest, sizeof rest) > 0) {
+  }
+  parser.finish();
+  if (sha.finish_digest() != digest)
+    throw Error(what + ": the stored index " + digest + " is corrupt (its content no longer matches its digest)",
+                "remove it from the store (rockpack cache) and run the build again");
+}
+
+}  // namespace
+
 void parse_apt_indexes(AptIndexes& indexes, const ContentStore& store) {
+  // binary-all repeats what binary-<arch> already lists in repositories made by apt-ftparchive: only
+  // sources with several index files per component need the duplicate check.
+  std::map<size_t, size_t> blobs_per_source;
+  for (const auto& blob : indexes.blobs) ++blobs_per_source[blob.source];
   std::set<std::string> seen;
+  // Room for every package at once: growing the vector by doubling would hold the old and the new
+  // copy together. A compressed stanza takes more than ~100 bytes; pages reserved beyond the real
+  // count are never touched, so they cost no memory.
+  uint64_t stored_bytes = 0;
+  for (const auto& blob : indexes.blobs) {
+    std::error_code ec;
+    auto size = std::filesystem::file_size(store.blob_path(blob.digest), ec);
+    if (!ec) stored_bytes += size;
+  }
+  indexes.packages.reserve(static_cast<size_t>(std::min<uint64_t>(stored_bytes / 100 + 1024, 2'000'000)));
   for (size_t b = 0; b < indexes.blobs.size(); ++b) {
     const auto& blob = indexes.blobs[b];
     const std::string what = blob.path + " of apt source " + indexes.sources.at(blob.source).entry.describe();
-    std::string text = apt::decompress_index(store.read_all(blob.digest), blob.path, what);
-    auto packages = apt::parse_packages_index(text, what, static_cast<int>(blob.source));
-    for (auto& p : packages) {
-      // binary-all repeats what binary-<arch> already lists in repositories made by apt-ftparchive.
-      std::string key = std::to_string(blob.source) + " " + p.name + " " + p.version.str() + " " + p.architecture;
+    const bool check_duplicates = indexes.sources.at(blob.source).entry.components.size() < blobs_per_source[blob.source];
+    const size_t first = indexes.packages.size();
+    apt::PackagesIndexParser parser(what, static_cast<int>(blob.source), [&](apt::Package&& p) {
+      if (check_duplicates) {
+        std::string key = std::to_string(blob.source) + " " + p.name + " " + p.version.str() + " " + p.architecture;
+        if (!seen.insert(std::move(key)).second) return;
+      }
       p.release = static_cast<int>(b);
-      if (seen.insert(std::move(key)).second) indexes.packages.push_back(std::move(p));
+      indexes.packages.push_back(std::move(p));
+    });
+    try {
+      stream_index(store, blob.digest, blob.path, what, parser);
+    } catch (...) {
+      indexes.packages.resize(first);  // nothing of a damaged index is used
+      throw;
     }
   }
 }

@@ -47,7 +47,7 @@ std::string Deb822Stanza::str() const {
 }
 
 Deb822Reader::Deb822Reader(std::string_view text, std::string origin, Deb822Options options)
-    : text_(text), origin_(std::move(origin)), options_(options) {}
+    : text_(text), origin_(std::move(origin)), options_(options), line_(options.first_line > 0 ? options.first_line - 1 : 0) {}
 
 void Deb822Reader::fail(size_t line, const std::string& what) const {
   throw Error(origin_ + ":" + std::to_string(line) + ": " + what,

@@ -60,6 +60,8 @@ struct Deb822Options {
   // Bounds for hostile input; exceeding one is an error even in lenient mode.
   size_t max_stanzas = 1'000'000;
   size_t max_fields_per_stanza = 1'000;
+  // The line number of the text's first line, for messages (a piece of a larger file read in parts).
+  size_t first_line = 1;
 };
 
 // Reads stanzas one at a time, so a 100 MB Packages file is never held twice. `origin` names the
