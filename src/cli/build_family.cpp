@@ -83,9 +83,9 @@ struct VariantBuild {
   // Per variant, read before any work: its lock (--locked) and what it is compared with (--compare-to).
   std::optional<LockFile> lock;
   std::string lock_path;
-  std::optional<CompareRequest> compare;
+  std::optional<build::CompareRequest> compare;
   // Made once it is built, before anything is written or pushed.
-  std::optional<PreviousImage> previous;  // read before a push could move the tag it names
+  std::optional<build::PreviousImage> previous;  // read before a push could move the tag it names
   std::string sbom;                       // --sbom: the document's text
   std::optional<report::Report> report;   // --report/--report-markdown: its build report
 };
