@@ -136,7 +136,7 @@ CompareRequest check_compare_request(const std::string& compare_to, const std::s
     return out;
   }
   if (ImageLocation::is_local(compare_to)) (void)ImageLocation::parse(compare_to);
-  else (void)registry::parse_reference(compare_to.starts_with("docker://") ? compare_to.substr(9) : compare_to);
+  else (void)parse_reference(compare_to.starts_with("docker://") ? compare_to.substr(9) : compare_to);
   if (!compare_report_file.empty()) {
     std::error_code ec;
     const auto size = fs::file_size(compare_report_file, ec);
@@ -198,7 +198,7 @@ PreviousImage load_previous(const CompareRequest& request, const BuildPlan& plan
     }
   } else {
     const std::string text = request.previous.starts_with("docker://") ? request.previous.substr(9) : request.previous;
-    registry::Reference ref = registry::parse_reference(text);
+    Reference ref = parse_reference(text);
     // The manifest and config first: the image's report referrer may say what it holds.
     registry::PullResult head = registry::pull_image(ref, platform, store, session, /*fetch_layers=*/false);
     out.sourced.image = std::move(head.image);
@@ -213,7 +213,7 @@ PreviousImage load_previous(const CompareRequest& request, const BuildPlan& plan
     }
     if (!covered(head.manifest_digest)) {
       // The layers the store lacks, pulled by digest (the tag may move while the build runs).
-      registry::Reference pinned = registry::parse_reference(ref.name() + "@" + head.manifest_digest);
+      Reference pinned = parse_reference(ref.name() + "@" + head.manifest_digest);
       out.sourced.image = registry::pull_image(pinned, platform, store, session).image;
     }
   }
@@ -319,7 +319,7 @@ void compare_with_previous(report::Report& report, const Image& image, const Pre
   report.comparison = std::move(c);
 }
 
-void attach_report(const std::string& text, const SealedImage& image, const std::vector<registry::Reference>& pushed_to,
+void attach_report(const std::string& text, const SealedImage& image, const std::vector<Reference>& pushed_to,
                    ContentStore& store, registry::Session& session) {
   std::set<std::string> done;
   for (const auto& ref : pushed_to) {

@@ -13,7 +13,7 @@
 #include "plan/image_assembler.hpp"
 #include "plan/plan.hpp"
 #include "plan/steps.hpp"
-#include "registry/reference.hpp"
+#include "reference/reference.hpp"
 #include "registry/transport.hpp"
 #include "report/report.hpp"
 #include "store/content_store.hpp"
@@ -86,7 +86,7 @@ void compare_with_previous(report::Report& report, const Image& image, const Pre
 
 // Attaches the report JSON to the pushed image as an OCI referrer (artifactType
 // application/vnd.rockpack.report+json) in every repository it was pushed to, as the SBOM is.
-void attach_report(const std::string& text, const SealedImage& image, const std::vector<registry::Reference>& pushed_to,
+void attach_report(const std::string& text, const SealedImage& image, const std::vector<Reference>& pushed_to,
                    ContentStore& store, registry::Session& session);
 
 }  // namespace rp::cli

@@ -179,7 +179,7 @@ std::string sbom_text(const BuildPlan& plan, const SealedImage& image, const Con
 }
 
 void attach_sbom(const std::string& text, const std::string& format, const SealedImage& image,
-                 const std::vector<registry::Reference>& pushed_to, ContentStore& store, registry::Session& session) {
+                 const std::vector<Reference>& pushed_to, ContentStore& store, registry::Session& session) {
   const std::string type = format == "cyclonedx" ? "application/vnd.cyclonedx+json" : "application/spdx+json";
   std::set<std::string> done;
   for (const auto& ref : pushed_to) {

@@ -26,7 +26,7 @@
 #include "registry/base_image.hpp"
 #include "registry/layer_cache.hpp"
 #include "registry/push.hpp"
-#include "registry/reference.hpp"
+#include "reference/reference.hpp"
 #include "util/error.hpp"
 
 namespace rp::cli {
@@ -83,11 +83,11 @@ FamilyBuildArgs family_args(const BuildArgs& a) {
 }
 
 // --push REF: a reference without tag or digest gets every recipe tag (or :latest when it has none).
-std::vector<registry::Reference> push_references(const std::vector<std::string>& args,
+std::vector<Reference> push_references(const std::vector<std::string>& args,
                                                  const std::vector<std::string>& recipe_tags) {
-  std::vector<registry::Reference> out;
+  std::vector<Reference> out;
   for (const auto& a : args) {
-    registry::Reference ref = registry::parse_reference(a);
+    Reference ref = parse_reference(a);
     if (ref.has_tag() || ref.has_digest() || recipe_tags.empty()) {
       out.push_back(ref);
     } else {
@@ -159,14 +159,14 @@ void run_build(const BuildArgs& args) {
   for (const auto& o : args.outputs) {
     outputs.push_back(ImageLocation::parse(o));
     // A docker archive's name must be a valid reference: checked before any work.
-    if (!outputs.back().name.empty()) (void)registry::parse_reference(outputs.back().name + ":" + outputs.back().tag);
+    if (!outputs.back().name.empty()) (void)parse_reference(outputs.back().name + ":" + outputs.back().tag);
   }
   std::optional<Platform> platform_override;
   if (!args.platform.empty()) platform_override = Platform::parse(args.platform);
-  for (const auto& p : args.push) (void)registry::parse_reference(p);  // bad references fail before any work
+  for (const auto& p : args.push) (void)parse_reference(p);  // bad references fail before any work
   registry::LayerCacheOptions cache_options;
-  if (!args.cache_from.empty()) cache_options.from = registry::parse_reference(args.cache_from);
-  if (!args.cache_to.empty()) cache_options.to = registry::parse_reference(args.cache_to);
+  if (!args.cache_from.empty()) cache_options.from = parse_reference(args.cache_from);
+  if (!args.cache_to.empty()) cache_options.to = parse_reference(args.cache_to);
   check_sbom_format(args.sbom_format);
   const bool want_report = !args.report_file.empty() || !args.report_markdown_file.empty();
   if (!args.compare_to.empty() && !want_report)
@@ -215,7 +215,7 @@ void run_build(const BuildArgs& args) {
     return;
   }
   if (outputs.empty() && args.push.empty()) outputs.push_back(ImageLocation::parse("oci:out/" + plan.name));
-  std::vector<registry::Reference> push_refs = push_references(args.push, plan.tags);
+  std::vector<Reference> push_refs = push_references(args.push, plan.tags);
   spdlog::info("building {} ({} layer{}, {})", plan.name, plan.layers.size(), plan.layers.size() == 1 ? "" : "s",
                compression.str());
 

@@ -10,7 +10,7 @@
 #include "output/image_reader.hpp"
 #include "registry/manifest_fetch.hpp"
 #include "registry/pull.hpp"
-#include "registry/reference.hpp"
+#include "reference/reference.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
 #include "python/installed_distributions.hpp"
@@ -42,7 +42,7 @@ struct RemoteImage {
   nlohmann::json platforms = nlohmann::json::array();  // of the index: {"platform", "digest"}
 };
 
-RemoteImage inspect_remote(const InspectArgs& args, const registry::Reference& ref, registry::Session& session) {
+RemoteImage inspect_remote(const InspectArgs& args, const Reference& ref, registry::Session& session) {
   registry::Transport& t = session.transport(ref.registry);
   registry::FetchedManifest m = registry::fetch_manifest(t, ref.repository, ref.identifier());
   RemoteImage out;
@@ -83,7 +83,7 @@ RemoteImage inspect_remote(const InspectArgs& args, const registry::Reference& r
 }
 
 // The bare bytes of the manifest (or index) the reference names, as the registry sent them.
-std::string raw_remote(const registry::Reference& ref, registry::Session& session) {
+std::string raw_remote(const Reference& ref, registry::Session& session) {
   registry::Transport& t = session.transport(ref.registry);
   return registry::fetch_manifest(t, ref.repository, ref.identifier()).bytes;
 }
@@ -205,7 +205,7 @@ void run_inspect(const InspectArgs& args) {
       throw InputError("--python reads the image's layers, which inspect of a registry image does not fetch",
                        "pull it first: rockpack pull " + args.location + " oci:DIR, then inspect --python oci:DIR");
     std::string text = args.location.starts_with("docker://") ? args.location.substr(9) : args.location;
-    registry::Reference ref = registry::parse_reference(text);
+    Reference ref = parse_reference(text);
     registry::Session session(registry_options(args.registry));
     if (args.raw) {
       std::string bytes = raw_remote(ref, session);

@@ -11,7 +11,7 @@
 #include "output/image_reader.hpp"
 #include "output/output_spec.hpp"
 #include "registry/push.hpp"
-#include "registry/reference.hpp"
+#include "reference/reference.hpp"
 #include "registry/sealed_io.hpp"
 #include "util/error.hpp"
 
@@ -46,13 +46,13 @@ DefaultNames names_of(const ImageLocation& from) {
 
 void run_push(const PushArgs& args) {
   ImageLocation from = ImageLocation::parse(args.source);
-  std::vector<registry::Reference> refs;
+  std::vector<Reference> refs;
   std::vector<ImageLocation> locals;
   for (const auto& d : args.destinations) {
     if (ImageLocation::is_local(d))
       locals.push_back(ImageLocation::parse(d));
     else
-      refs.push_back(registry::parse_reference(d));
+      refs.push_back(parse_reference(d));
   }
 
   ContentStore store(args.cache_dir.empty() ? ContentStore::default_root() : fs::path(args.cache_dir));

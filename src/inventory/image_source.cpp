@@ -3,7 +3,7 @@
 #include "output/image_reader.hpp"
 #include "output/output_spec.hpp"
 #include "registry/pull.hpp"
-#include "registry/reference.hpp"
+#include "reference/reference.hpp"
 
 namespace rp::inventory {
 
@@ -20,7 +20,7 @@ SourcedImage load_image(const std::string& location, const Platform& platform, C
     return out;
   }
   std::string text = location.starts_with("docker://") ? location.substr(9) : location;
-  registry::PullResult pulled = registry::pull_image(registry::parse_reference(text), platform, store, options);
+  registry::PullResult pulled = registry::pull_image(parse_reference(text), platform, store, options);
   out.image = std::move(pulled.image);
   out.manifest_digest = pulled.manifest_digest;
   return out;

@@ -8,7 +8,7 @@
 #include "output/image_reader.hpp"
 #include "output/output_spec.hpp"
 #include "registry/pull.hpp"
-#include "registry/reference.hpp"
+#include "reference/reference.hpp"
 #include "util/error.hpp"
 
 namespace rp::registry {
