@@ -10,6 +10,7 @@
 #include "cli/registry_flags.hpp"
 #include "output/image_reader.hpp"
 #include "output/output_spec.hpp"
+#include "output/sealed_layout.hpp"
 #include "registry/push.hpp"
 #include "reference/reference.hpp"
 #include "registry/sealed_io.hpp"
@@ -81,10 +82,10 @@ void run_push(const PushArgs& args) {
   registry::PushResult result;
   if (from.kind == ImageLocation::Kind::kOciLayout) {
     // The layout's own bytes go up: the digest in the registry is the digest in the layout.
-    if (auto index = registry::index_from_oci_layout(from.path, from.tag)) {
+    if (auto index = index_from_oci_layout(from.path, from.tag)) {
       result = registry::push_index(index->bytes, index->media_type, index->children, store, refs, session, from.path);
     } else {
-      SealedImage image = registry::sealed_from_oci_layout(from.path, from.tag);
+      SealedImage image = sealed_from_oci_layout(from.path, from.tag);
       result = registry::push_image(image, store, refs, session, from.path);
     }
   } else {

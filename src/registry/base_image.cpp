@@ -4,7 +4,7 @@
 
 #include <future>
 
-#include "output/base_layer_check.hpp"
+#include "image/base_layer_check.hpp"
 #include "output/image_reader.hpp"
 #include "output/output_spec.hpp"
 #include "registry/pull.hpp"

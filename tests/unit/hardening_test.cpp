@@ -20,7 +20,7 @@
 #include "recipe/diagnostics.hpp"
 #include "recipe/model.hpp"
 #include "reference/reference.hpp"
-#include "output/base_layer_check.hpp"
+#include "image/base_layer_check.hpp"
 #include "python/install_scheme.hpp"
 #include "python/wheel_installer.hpp"
 #include "output/image_reader.hpp"
