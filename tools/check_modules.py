@@ -28,7 +28,10 @@ DEPENDS = {
     "reference": ["util", "net"],
     "output": ["util", "entries", "net", "image", "store", "assemble"],
     # assemble: the registry layer cache is an ExternalLayerCache the layer builder asks.
-    "registry": ["util", "net", "reference", "image", "store", "assemble", "output"],
+    "registry": ["util", "net", "reference", "image", "store", "assemble"],
+    # Any image location (oci:, oci-archive:, docker-archive:, a registry reference) loaded through
+    # the one transport it names: above the file transports (output) and the registry, side by side.
+    "transports": ["util", "store", "image", "output", "reference", "registry"],
     # Ecosystem modules: they read the image through entries/FileTree, archives through
     # entries/MemberArchive, remote files through net/FileFetcher and caches through
     # util/RecordCache. They never reach store/, fetch/, assemble/, image/, registry/, output/ or plan/.
@@ -41,12 +44,12 @@ DEPENDS = {
     "recipe": ["util", "net", "reference", "python", "therock", "apt"],
     "plan": ["util", "entries", "net", "store", "image", "assemble", "fetch", "recipe", "python", "therock", "apt", "sandbox"],
     # What images hold (packages, files) and how two differ; reads any image, never builds one.
-    "inventory": ["util", "entries", "store", "image", "output", "reference", "registry"],
+    "inventory": ["util", "entries", "store", "image"],
     # SBOM documents (SPDX, CycloneDX) from plain component records.
     "sbom": ["util", "net"],
     # The build report (JSON, Markdown, the reader of a previous one) from plain records.
     "report": ["util"],
-    "cli": ["util", "net", "reference", "store", "image", "assemble", "output", "registry", "recipe", "python", "plan", "inventory",
+    "cli": ["util", "net", "reference", "store", "image", "assemble", "output", "registry", "transports", "recipe", "python", "plan", "inventory",
             "sbom", "report"],
 }
 

@@ -25,7 +25,7 @@
 #include "plan/image_assembler.hpp"
 #include "plan/plan.hpp"
 #include "plan/steps.hpp"
-#include "registry/base_image.hpp"
+#include "transports/base_image.hpp"
 #include "registry/layer_cache.hpp"
 #include "registry/push.hpp"
 #include "reference/reference.hpp"
@@ -315,7 +315,7 @@ void run_family_build(const FamilyBuildArgs& args) {
   ctx.plan_options.source = net::redact_credentials(args.source.empty() ? vcs.source : args.source);
   ctx.plan_options.resolve_base = [&store, &session](const std::string& base, const Platform& p,
                                                      const RootfsView::KeepContent& keep) {
-    return registry::resolve_base(base, p, store, session, keep);
+    return transports::resolve_base(base, p, store, session, keep);
   };
   // One registry layer cache for the family: loaded once, told every variant's layers, exported once.
   registry::LayerCacheOptions cache_options;

@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "inventory/image_source.hpp"
 #include "plan/image_assembler.hpp"
 #include "plan/plan.hpp"
 #include "plan/steps.hpp"
@@ -17,6 +16,7 @@
 #include "registry/transport.hpp"
 #include "report/report.hpp"
 #include "store/content_store.hpp"
+#include "transports/load.hpp"
 
 namespace rp::cli {
 
@@ -61,7 +61,7 @@ CompareRequest check_compare_request(const std::string& compare_to, const std::s
 // the blobs the store lacks, or an oci:/oci-archive:/docker-archive: import), every blob verified,
 // and compare_with_previous reads them.
 struct PreviousImage {
-  inventory::SourcedImage sourced;
+  transports::SourcedImage sourced;
   double load_seconds = 0;  // kept out of the build's duration
   std::optional<report::Report> report;  // its build report, when one was found that describes it
   std::string report_from;               // "its report referrer" or the --compare-report file

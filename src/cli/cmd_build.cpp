@@ -23,7 +23,7 @@
 #include "plan/lock_file.hpp"
 #include "plan/plan.hpp"
 #include "plan/steps.hpp"
-#include "registry/base_image.hpp"
+#include "transports/base_image.hpp"
 #include "registry/layer_cache.hpp"
 #include "registry/push.hpp"
 #include "reference/reference.hpp"
@@ -189,7 +189,7 @@ void run_build(const BuildArgs& args) {
                                                         const RootfsView::KeepContent& keep) {
     // --locked: a registry base is pulled by its locked digest (the tag may have moved since).
     if (lock) return resolve_locked_base(base, lock->base_digest, platform, store, session, keep);
-    return registry::resolve_base(base, platform, store, session, keep);
+    return transports::resolve_base(base, platform, store, session, keep);
   };
   // Every step (plan/steps.cpp), in its order; with --dry-run they resolve without downloading.
   StepRunOptions steps;

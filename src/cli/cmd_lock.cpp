@@ -10,7 +10,7 @@
 #include "plan/lock_plan.hpp"
 #include "plan/steps.hpp"
 #include "python/text.hpp"
-#include "registry/base_image.hpp"
+#include "transports/base_image.hpp"
 #include "util/error.hpp"
 
 namespace rp::cli {
@@ -52,7 +52,7 @@ void run_lock(const LockArgs& args) {
   PlanOptions plan_options;
   plan_options.resolve_base = [&](const std::string& base, const Platform& p, const RootfsView::KeepContent& keep) {
     if (previous) return resolve_locked_base(base, previous->base_digest, p, store, session, keep);
-    return registry::resolve_base(base, p, store, session, keep);
+    return transports::resolve_base(base, p, store, session, keep);
   };
   LoadedPlan loaded = load_and_plan(args.recipe, args.set, plan_options, platform_override, steps, args.allow_paths);
   LockFile lock = lock_from_plan(loaded.plan, loaded.recipe);

@@ -15,7 +15,7 @@
 #include "cli/registry_flags.hpp"
 #include "plan/plan.hpp"
 #include "plan/steps.hpp"
-#include "registry/base_image.hpp"
+#include "transports/base_image.hpp"
 #include "util/error.hpp"
 
 namespace rp::cli {
@@ -111,7 +111,7 @@ void run_matrix(const MatrixArgs& args) {
       PlanOptions plan_options;
       plan_options.resolve_base = [&store, &session](const std::string& base, const Platform& p,
                                                      const RootfsView::KeepContent& keep) {
-        return registry::resolve_base(base, p, *store, *session, keep);
+        return transports::resolve_base(base, p, *store, *session, keep);
       };
       LoadedPlan loaded = load_and_plan(args.recipe, args.set, plan_options, {}, steps, args.allow_paths, m.name);
       RunnerEstimate e = estimate_runner(loaded.plan, !loaded.recipe.run.empty());

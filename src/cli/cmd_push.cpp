@@ -14,6 +14,7 @@
 #include "registry/push.hpp"
 #include "reference/reference.hpp"
 #include "registry/sealed_io.hpp"
+#include "transports/location.hpp"
 #include "util/error.hpp"
 
 namespace rp::cli {
@@ -50,10 +51,11 @@ void run_push(const PushArgs& args) {
   std::vector<Reference> refs;
   std::vector<ImageLocation> locals;
   for (const auto& d : args.destinations) {
-    if (ImageLocation::is_local(d))
-      locals.push_back(ImageLocation::parse(d));
+    transports::AnyLocation where = transports::parse_location(d);
+    if (where.is_local())
+      locals.push_back(std::move(*where.local));
     else
-      refs.push_back(parse_reference(d));
+      refs.push_back(std::move(where.remote));
   }
 
   ContentStore store(args.cache_dir.empty() ? ContentStore::default_root() : fs::path(args.cache_dir));

@@ -17,7 +17,7 @@ std::string lock_path_for(const std::string& recipe, const std::string& lock_fil
 // locked one; the tag may have moved since) but keeps its name as the recipe writes it, so the
 // image's base annotation, and its digest, are what an unlocked build gives. Local bases and an
 // empty `digest` resolve as they are (the plan then checks the digest: check_locked_base). `keep`
-// as for registry::resolve_base.
+// as for transports::resolve_base.
 BaseImage resolve_locked_base(const std::string& base, const std::string& digest, const Platform& platform,
                               ContentStore& store, registry::Session& session, const RootfsView::KeepContent& keep = {});
 

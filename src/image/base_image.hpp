@@ -1,5 +1,5 @@
 #pragma once
-// The image a recipe builds on, resolved to exact content: what registry::resolve_base returns and
+// The image a recipe builds on, resolved to exact content: what transports::resolve_base returns and
 // the plan starts from. Here, below both, so the registry needs nothing of the plan stage.
 #include <future>
 #include <memory>
