@@ -7,7 +7,7 @@
 #include "registry/blob_upload.hpp"
 #include "registry/challenge.hpp"
 #include "registry/errors.hpp"
-#include "registry/reference.hpp"
+#include "reference/reference.hpp"
 #include "net/retry.hpp"
 #include "util/error.hpp"
 
@@ -19,9 +19,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)rp::net::parse_retry_after(text);
   (void)rp::base64_decode(text);
   try {
-    rp::registry::Reference r = rp::registry::parse_reference(text);
+    rp::Reference r = rp::parse_reference(text);
     (void)r.str();
-    (void)rp::registry::parse_reference(r.str());  // the canonical form parses again
+    (void)rp::parse_reference(r.str());  // the canonical form parses again
   } catch (const rp::InputError&) {
   }
   return 0;

@@ -24,9 +24,14 @@ DEPENDS = {
     "image": ["util", "entries", "store"],
     "assemble": ["util", "entries", "image", "store"],
     "fetch": ["util", "net", "store"],
+    # Image references ([registry/]repository[:tag][@digest]): names only, no transport.
+    "reference": ["util", "net"],
     "output": ["util", "entries", "net", "image", "store", "assemble"],
     # assemble: the registry layer cache is an ExternalLayerCache the layer builder asks.
-    "registry": ["util", "net", "image", "store", "assemble", "output"],
+    "registry": ["util", "net", "reference", "image", "store", "assemble"],
+    # Any image location (oci:, oci-archive:, docker-archive:, a registry reference) loaded through
+    # the one transport it names: above the file transports (output) and the registry, side by side.
+    "transports": ["util", "store", "image", "output", "reference", "registry"],
     # Ecosystem modules: they read the image through entries/FileTree, archives through
     # entries/MemberArchive, remote files through net/FileFetcher and caches through
     # util/RecordCache. They never reach store/, fetch/, assemble/, image/, registry/, output/ or plan/.
@@ -36,19 +41,19 @@ DEPENDS = {
     # Runs commands on a root file system in namespaces and turns what they changed into entries.
     "sandbox": ["util", "entries"],
     # The recipe checks python requirement strings, GPU targets and base references as it loads.
-    "recipe": ["util", "net", "python", "therock", "registry", "apt"],
+    "recipe": ["util", "net", "reference", "python", "therock", "apt"],
     "plan": ["util", "entries", "net", "store", "image", "assemble", "fetch", "recipe", "python", "therock", "apt", "sandbox"],
     # What images hold (packages, files) and how two differ; reads any image, never builds one.
-    "inventory": ["util", "entries", "store", "image", "output", "registry"],
+    "inventory": ["util", "entries", "store", "image"],
     # SBOM documents (SPDX, CycloneDX) from plain component records.
     "sbom": ["util", "net"],
     # The build report (JSON, Markdown, the reader of a previous one) from plain records.
     "report": ["util"],
     # One build as a library (build.Context in apko): plan, assemble, seal, outputs, push, records.
-    "build": ["util", "net", "store", "image", "assemble", "output", "registry", "recipe", "plan", "inventory", "sbom",
-              "report"],
-    "cli": ["util", "net", "store", "image", "assemble", "output", "registry", "recipe", "python", "plan", "inventory",
-            "report", "build"],
+    "build": ["util", "net", "reference", "store", "image", "assemble", "output", "registry", "transports", "recipe",
+              "plan", "inventory", "sbom", "report"],
+    "cli": ["util", "net", "reference", "store", "image", "assemble", "output", "registry", "transports", "recipe",
+            "python", "plan", "inventory", "report", "build"],
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/', re.M)

@@ -2,9 +2,8 @@
 
 #include "build/variant_files.hpp"
 
-#include "output/output_spec.hpp"
-#include "registry/base_image.hpp"
-#include "registry/reference.hpp"
+#include "transports/base_image.hpp"
+#include "transports/location.hpp"
 #include "util/error.hpp"
 
 namespace rp::build {
@@ -17,12 +16,12 @@ std::string lock_path_for(const std::string& recipe, const std::string& lock_fil
 
 BaseImage resolve_base(const std::string& base, const Platform& platform, ContentStore& store,
                        registry::Session& session, const RootfsView::KeepContent& keep, const std::string& digest) {
-  if (digest.empty() || ImageLocation::is_local(base)) return registry::resolve_base(base, platform, store, session, keep);
-  registry::Reference ref = registry::parse_reference(base);
-  if (ref.has_digest()) return registry::resolve_base(base, platform, store, session, keep);
-  BaseImage out = registry::resolve_base(ref.with_digest(digest).str(), platform, store, session, keep);
+  const transports::AnyLocation where = transports::parse_location(base);
+  if (digest.empty() || where.is_local() || where.remote.has_digest())
+    return transports::resolve_base(base, platform, store, session, keep);
+  BaseImage out = transports::resolve_base(where.remote.with_digest(digest).str(), platform, store, session, keep);
   // The image names its base as the recipe does: a locked build gives the unlocked build's digest.
-  out.name = ref.str();
+  out.name = where.remote.str();
   return out;
 }
 

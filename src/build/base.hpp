@@ -18,7 +18,7 @@ namespace rp::build {
 std::string lock_path_for(const std::string& recipe, const std::string& lock_file, const std::string& variant = {});
 
 // The recipe's base, resolved: pulled from its registry or imported from oci:/oci-archive:/
-// docker-archive: (registry::resolve_base). With a `locked_digest`, a registry reference without a
+// docker-archive: (transports::resolve_base). With a `locked_digest`, a registry reference without a
 // digest is pulled by that digest (the tag may have moved since) but keeps its name as the recipe
 // writes it, so the image's base annotation, and its digest, are what an unlocked build gives. Local
 // bases and an empty `locked_digest` resolve as they are (the plan then checks the digest:

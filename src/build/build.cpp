@@ -47,7 +47,7 @@ void emit(BuildContext& context, const std::string& event, const std::string& te
 // The registry layer cache: a found layer stays in the registry (to be mounted) only when the
 // image goes nowhere else than that registry; a local output needs its bytes.
 void open_layer_cache(std::optional<registry::RegistryLayerCache>& cache, registry::LayerCacheOptions options,
-                      bool local_outputs, const std::vector<registry::Reference>& push_refs, BuildContext& context) {
+                      bool local_outputs, const std::vector<Reference>& push_refs, BuildContext& context) {
   if (!options.from && !options.to) return;
   options.download = local_outputs || !options.from;
   for (const auto& r : push_refs)
@@ -121,7 +121,7 @@ void write_outputs(const std::vector<ImageLocation>& outputs, const BuildPlan& p
 
 // Push: the image to every --push reference; a layer the registry cache left in its registry is
 // fetched only if a push needs its bytes.
-std::vector<std::string> push_outputs(const std::vector<registry::Reference>& push_refs, const SealedImage& sealed,
+std::vector<std::string> push_outputs(const std::vector<Reference>& push_refs, const SealedImage& sealed,
                                       BuildContext& context, registry::RegistryLayerCache* layer_cache,
                                       BuildTimings& timings) {
   if (push_refs.empty()) return {};
@@ -146,7 +146,7 @@ std::vector<std::string> push_outputs(const std::vector<registry::Reference>& pu
 // pushed tag and written. `documents_seconds` gathers what they cost (made, rendered, written; not
 // the comparison or the referrer pushes): logged with -v, the figure docs/provenance.md quotes.
 void make_documents(const CheckedRequest& request, BuildContext& context, BuildResult& result,
-                    const std::vector<registry::Reference>& push_refs, const std::optional<PreviousImage>& previous,
+                    const std::vector<Reference>& push_refs, const std::optional<PreviousImage>& previous,
                     const std::string& compression, double documents_seconds) {
   const BuildRequest& r = request.request;
   if (!push_refs.empty() && !r.sbom_file.empty())
@@ -180,11 +180,11 @@ void make_documents(const CheckedRequest& request, BuildContext& context, BuildR
 
 }  // namespace
 
-std::vector<registry::Reference> push_references(const std::vector<std::string>& args,
+std::vector<Reference> push_references(const std::vector<std::string>& args,
                                                  const std::vector<std::string>& recipe_tags) {
-  std::vector<registry::Reference> out;
+  std::vector<Reference> out;
   for (const auto& a : args) {
-    registry::Reference ref = registry::parse_reference(a);
+    Reference ref = parse_reference(a);
     if (ref.has_tag() || ref.has_digest() || recipe_tags.empty()) {
       out.push_back(ref);
     } else {
@@ -203,12 +203,12 @@ CheckedRequest check_request(BuildRequest request) {
   for (const auto& o : r.outputs) {
     c.outputs.push_back(ImageLocation::parse(o));
     // A docker archive's name must be a valid reference: checked before any work.
-    if (!c.outputs.back().name.empty()) (void)registry::parse_reference(c.outputs.back().name + ":" + c.outputs.back().tag);
+    if (!c.outputs.back().name.empty()) (void)parse_reference(c.outputs.back().name + ":" + c.outputs.back().tag);
   }
   if (!r.platform.empty()) c.platform = Platform::parse(r.platform);
-  for (const auto& p : r.push) (void)registry::parse_reference(p);  // bad references fail before any work
-  if (!r.cache_from.empty()) c.cache.from = registry::parse_reference(r.cache_from);
-  if (!r.cache_to.empty()) c.cache.to = registry::parse_reference(r.cache_to);
+  for (const auto& p : r.push) (void)parse_reference(p);  // bad references fail before any work
+  if (!r.cache_from.empty()) c.cache.from = parse_reference(r.cache_from);
+  if (!r.cache_to.empty()) c.cache.to = parse_reference(r.cache_to);
   check_sbom_format(r.sbom_format);
   c.want_report = !r.report_file.empty() || !r.report_markdown_file.empty();
   if (!r.compare_to.empty() && !c.want_report)
@@ -260,7 +260,7 @@ BuildResult finish_build(const CheckedRequest& request, BuildContext& context, P
   result.timings = std::move(planned.timings);
   std::vector<ImageLocation> outputs = request.outputs;
   if (outputs.empty() && r.push.empty()) outputs.push_back(ImageLocation::parse("oci:out/" + planned.plan.name));
-  std::vector<registry::Reference> push_refs = push_references(r.push, planned.plan.tags);
+  std::vector<Reference> push_refs = push_references(r.push, planned.plan.tags);
   spdlog::info("building {} ({} layer{}, {})", planned.plan.name, planned.plan.layers.size(),
                planned.plan.layers.size() == 1 ? "" : "s", planned.compression.str());
 

@@ -24,7 +24,7 @@
 #include "plan/plan.hpp"
 #include "recipe/model.hpp"
 #include "registry/layer_cache.hpp"
-#include "registry/reference.hpp"
+#include "reference/reference.hpp"
 #include "registry/transport.hpp"
 #include "report/report.hpp"
 #include "store/content_store.hpp"
@@ -122,7 +122,7 @@ BuildResult finish_build(const CheckedRequest& request, BuildContext& context, P
 BuildResult build(BuildRequest request, BuildContext& context);
 
 // --push REF: a reference without tag or digest gets every recipe tag (or :latest when it has none).
-std::vector<registry::Reference> push_references(const std::vector<std::string>& args,
+std::vector<Reference> push_references(const std::vector<std::string>& args,
                                                  const std::vector<std::string>& recipe_tags);
 
 }  // namespace rp::build

@@ -3,7 +3,7 @@
 #include "output/docker_archive.hpp"
 #include "output/oci_archive.hpp"
 #include "output/oci_layout.hpp"
-#include "registry/reference.hpp"
+#include "reference/reference.hpp"
 
 namespace rp::build {
 
@@ -19,7 +19,7 @@ std::vector<ArchiveTag> archive_tags(const ImageLocation& to, const DefaultNames
     for (const auto& t : names.tags) repo_tags.push_back(names.name + ":" + t);
   }
   std::vector<ArchiveTag> out;
-  for (const auto& rt : repo_tags) out.push_back({rt, registry::parse_reference(rt).str()});
+  for (const auto& rt : repo_tags) out.push_back({rt, parse_reference(rt).str()});
   return out;
 }
 

@@ -7,12 +7,9 @@
 #include <spdlog/spdlog.h>
 
 #include "inventory/diff.hpp"
-#include "inventory/image_source.hpp"
 #include "inventory/inventory.hpp"
-#include "output/image_reader.hpp"
-#include "output/output_spec.hpp"
-#include "registry/pull.hpp"
 #include "registry/referrers.hpp"
+#include "transports/location.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 
@@ -135,8 +132,7 @@ CompareRequest check_compare_request(const std::string& compare_to, const std::s
       throw InputError("--compare-report needs --compare-to", "name the previous image with --compare-to REF");
     return out;
   }
-  if (ImageLocation::is_local(compare_to)) (void)ImageLocation::parse(compare_to);
-  else (void)registry::parse_reference(compare_to.starts_with("docker://") ? compare_to.substr(9) : compare_to);
+  (void)transports::parse_location(compare_to);
   if (!compare_report_file.empty()) {
     std::error_code ec;
     const auto size = fs::file_size(compare_report_file, ec);
@@ -177,45 +173,29 @@ PreviousImage load_previous(const CompareRequest& request, const BuildPlan& plan
     out.report_covers = out.why_layers.empty();
     return out.report_covers;
   };
-  if (ImageLocation::is_local(request.previous)) {
-    // A local image has no referrers: only --compare-report can describe it. An OCI layout's
-    // manifest and config are read without importing its blobs.
-    ImageLocation where = ImageLocation::parse(request.previous);
-    bool done = false;
-    if (out.report && where.kind == ImageLocation::Kind::kOciLayout) {
-      std::vector<fs::path> blobs;
-      std::string digest;
-      Image image = read_oci_layout_in_place(where, blobs, &digest, /*check_blobs=*/false);
-      if (covered(digest)) {
-        out.sourced.image = std::move(image);
-        out.sourced.manifest_digest = digest;
-        done = true;
-      }
-    }
-    if (!done) {
-      out.sourced = inventory::load_image(request.previous, platform, store, session.options());
-      covered(out.sourced.manifest_digest);
-    }
-  } else {
-    const std::string text = request.previous.starts_with("docker://") ? request.previous.substr(9) : request.previous;
-    registry::Reference ref = registry::parse_reference(text);
-    // The manifest and config first: the image's report referrer may say what it holds.
-    registry::PullResult head = registry::pull_image(ref, platform, store, session, /*fetch_layers=*/false);
-    out.sourced.image = std::move(head.image);
-    out.sourced.manifest_digest = head.manifest_digest;
-    if (!out.report) {
-      std::optional<std::string> bytes = registry::find_referrer_artifact(ref, head.manifest_digest, report::kArtifactType,
+  const transports::AnyLocation where = transports::parse_location(request.previous);
+  bool done = false;
+  // The manifest and config first when something may say what the image holds: --compare-report,
+  // or a registry image's report referrer (a file has no referrers). An oci: layout's blobs are not
+  // looked at; an archive is imported (one read gives both).
+  if (out.report || !where.is_local()) {
+    out.sourced = transports::load_image(where, platform, store, session, transports::Layers::kNone);
+    const std::string& digest = out.sourced.manifest_digest;
+    if (!out.report && !where.is_local()) {
+      std::optional<std::string> bytes = registry::find_referrer_artifact(where.remote, digest, report::kArtifactType,
                                                                           store, session, kMaxReportBytes);
       if (bytes) {
-        out.report = report::parse_report(*bytes, "the referrer of " + ref.name() + "@" + head.manifest_digest);
+        out.report = report::parse_report(*bytes, "the referrer of " + where.remote.name() + "@" + digest);
         out.report_from = "its report referrer";
       }
     }
-    if (!covered(head.manifest_digest)) {
-      // The layers the store lacks, pulled by digest (the tag may move while the build runs).
-      registry::Reference pinned = registry::parse_reference(ref.name() + "@" + head.manifest_digest);
-      out.sourced.image = registry::pull_image(pinned, platform, store, session).image;
-    }
+    done = covered(digest) || out.sourced.has_layers;
+  }
+  if (!done) {
+    // The layers the store lacks, a registry image's pulled by digest (the tag may move while the
+    // build runs).
+    out.sourced = transports::load_image(where.pinned(out.sourced.manifest_digest), platform, store, session);
+    covered(out.sourced.manifest_digest);
   }
   out.load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (out.report_covers)
@@ -259,7 +239,7 @@ void compare_with_previous(report::Report& report, const Image& image, const Pre
                            const CompareRequest& request, ContentStore& store, registry::Session&) {
   report::Comparison c;
   c.previous = request.previous;
-  const inventory::SourcedImage& previous = loaded.sourced;
+  const transports::SourcedImage& previous = loaded.sourced;
   c.previous_digest = previous.manifest_digest;
 
   inventory::Inventory before, after;
@@ -309,7 +289,7 @@ void compare_with_previous(report::Report& report, const Image& image, const Pre
 
   // The previous build's time: from --compare-report, else from the previous image's referrer.
   if (loaded.report) set_duration_delta(c, report, loaded.report, loaded.report_from);
-  else if (!ImageLocation::is_local(request.previous))
+  else if (!transports::parse_location(request.previous).is_local())
     c.duration_note = "unknown: the previous image has no report referrer (give one with --compare-report FILE)";
   else
     c.duration_note = "unknown: the previous image is not in a registry (give its report with --compare-report FILE)";
@@ -319,7 +299,7 @@ void compare_with_previous(report::Report& report, const Image& image, const Pre
   report.comparison = std::move(c);
 }
 
-void attach_report(const std::string& text, const SealedImage& image, const std::vector<registry::Reference>& pushed_to,
+void attach_report(const std::string& text, const SealedImage& image, const std::vector<Reference>& pushed_to,
                    ContentStore& store, registry::Session& session) {
   std::set<std::string> done;
   for (const auto& ref : pushed_to) {

@@ -9,14 +9,14 @@
 #include <string>
 #include <vector>
 
-#include "inventory/image_source.hpp"
 #include "plan/image_assembler.hpp"
 #include "plan/plan.hpp"
 #include "plan/steps.hpp"
-#include "registry/reference.hpp"
+#include "reference/reference.hpp"
 #include "registry/transport.hpp"
 #include "report/report.hpp"
 #include "store/content_store.hpp"
+#include "transports/load.hpp"
 
 namespace rp::build {
 
@@ -61,7 +61,7 @@ CompareRequest check_compare_request(const std::string& compare_to, const std::s
 // the blobs the store lacks, or an oci:/oci-archive:/docker-archive: import), every blob verified,
 // and compare_with_previous reads them.
 struct PreviousImage {
-  inventory::SourcedImage sourced;
+  transports::SourcedImage sourced;
   double load_seconds = 0;  // kept out of the build's duration
   std::optional<report::Report> report;  // its build report, when one was found that describes it
   std::string report_from;               // "its report referrer" or the --compare-report file
@@ -86,7 +86,7 @@ void compare_with_previous(report::Report& report, const Image& image, const Pre
 
 // Attaches the report JSON to the pushed image as an OCI referrer (artifactType
 // application/vnd.rockpack.report+json) in every repository it was pushed to, as the SBOM is.
-void attach_report(const std::string& text, const SealedImage& image, const std::vector<registry::Reference>& pushed_to,
+void attach_report(const std::string& text, const SealedImage& image, const std::vector<Reference>& pushed_to,
                    ContentStore& store, registry::Session& session);
 
 }  // namespace rp::build

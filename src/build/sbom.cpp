@@ -43,6 +43,15 @@ sbom::Component base_component(const BuildPlan& plan) {
   return base;
 }
 
+// A .deb of an image that does not name its distribution (no /etc/os-release): the purl takes it
+// from the Release of the repository the build installed the package from, when it did.
+void take_release_distro(sbom::Component& c, const ResolvedComponent& r) {
+  sbom::DebDistro d = sbom::deb_distro_from_release(r.release_origin, r.release_version, r.release_suite);
+  if (d.id.empty()) return;
+  c.distro_id = std::move(d.id);
+  c.distro = std::move(d.distro);
+}
+
 // What the build itself resolved for a package: its file, license and dependencies.
 void take_resolution(sbom::Component& c, const PlannedComponent& planned) {
   const ResolvedComponent& r = planned.component;
@@ -158,7 +167,10 @@ std::string sbom_text(const BuildPlan& plan, const SealedImage& image, const Con
       case PackageKind::kRocm:
       case PackageKind::kBaseImage: continue;  // installed_packages lists only Debian and Python packages
     }
-    if (const PlannedComponent* r = planned.find(p, c.layer.name)) take_resolution(c, *r);
+    if (const PlannedComponent* r = planned.find(p, c.layer.name)) {
+      take_resolution(c, *r);
+      if (p.kind == PackageKind::kDeb && found.distro.id.empty()) take_release_distro(c, r->component);
+    }
     doc.components.push_back(std::move(c));
   }
   for (const PlannedComponent* r : planned.others()) {
@@ -179,7 +191,7 @@ std::string sbom_text(const BuildPlan& plan, const SealedImage& image, const Con
 }
 
 void attach_sbom(const std::string& text, const std::string& format, const SealedImage& image,
-                 const std::vector<registry::Reference>& pushed_to, ContentStore& store, registry::Session& session) {
+                 const std::vector<Reference>& pushed_to, ContentStore& store, registry::Session& session) {
   const std::string type = format == "cyclonedx" ? "application/vnd.cyclonedx+json" : "application/spdx+json";
   std::set<std::string> done;
   for (const auto& ref : pushed_to) {

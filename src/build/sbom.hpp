@@ -6,7 +6,7 @@
 
 #include "image/image.hpp"
 #include "plan/plan.hpp"
-#include "registry/reference.hpp"
+#include "reference/reference.hpp"
 #include "registry/transport.hpp"
 #include "store/content_store.hpp"
 
@@ -20,6 +20,6 @@ std::string sbom_text(const BuildPlan& plan, const SealedImage& image, const Con
 // Attaches the SBOM to the pushed image as an OCI referrer in every repository it was pushed to
 // (the referrers API, or the sha256-<hex> tag fallback); logs what it pushed.
 void attach_sbom(const std::string& text, const std::string& format, const SealedImage& image,
-                 const std::vector<registry::Reference>& pushed_to, ContentStore& store, registry::Session& session);
+                 const std::vector<Reference>& pushed_to, ContentStore& store, registry::Session& session);
 
 }  // namespace rp::build

@@ -31,7 +31,7 @@
 #include "build/base.hpp"
 #include "registry/layer_cache.hpp"
 #include "registry/push.hpp"
-#include "registry/reference.hpp"
+#include "reference/reference.hpp"
 #include "report/report.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
@@ -103,10 +103,10 @@ struct FamilyContext {
 };
 
 // --push REPO: each variant with its own tags (a reference with a tag is refused up front).
-std::vector<registry::Reference> variant_push_refs(const std::vector<std::string>& push, const std::vector<std::string>& tags) {
-  std::vector<registry::Reference> out;
+std::vector<Reference> variant_push_refs(const std::vector<std::string>& push, const std::vector<std::string>& tags) {
+  std::vector<Reference> out;
   for (const auto& p : push) {
-    registry::Reference ref = registry::parse_reference(p);
+    Reference ref = parse_reference(p);
     if (tags.empty()) out.push_back(ref.with_tag("latest"));
     for (const auto& t : tags) out.push_back(ref.with_tag(t));
   }
@@ -318,8 +318,8 @@ void finish_variants(FamilyContext& ctx, std::vector<VariantBuild>& variants, co
   const FamilyBuildArgs& args = ctx.args;
   for (auto& v : variants) {
     if (!v.built) continue;
-    const std::vector<registry::Reference> pushed_to =
-        v.pushed.empty() ? std::vector<registry::Reference>{} : variant_push_refs(args.push, v.plan->tags);
+    const std::vector<Reference> pushed_to =
+        v.pushed.empty() ? std::vector<Reference>{} : variant_push_refs(args.push, v.plan->tags);
     if (!pushed_to.empty() && !args.sbom_file.empty()) build::attach_sbom(v.sbom, args.sbom_format, *v.sealed, pushed_to, ctx.store, ctx.session);
     if (want_report) {
       v.report = build::make_report({*v.plan, *v.assembled, *v.sealed, v.timings, v.compression, output_names, v.pushed});
@@ -373,7 +373,7 @@ void run_family_build(const FamilyBuildArgs& args) {
                        "each variant goes in with its own tags: give the output without one (e.g. oci:out/family)");
   }
   for (const auto& p : args.push) {
-    registry::Reference ref = registry::parse_reference(p);
+    Reference ref = parse_reference(p);
     if (ref.has_tag() || ref.has_digest())
       throw InputError("--all-variants: --push " + p + " names a tag or digest",
                        "each variant is pushed with its own tags: give the repository alone (e.g. ghcr.io/me/app)");
@@ -413,13 +413,13 @@ void run_family_build(const FamilyBuildArgs& args) {
   ctx.plan_options.resolve_base = build::base_resolver(store, session);
   // One registry layer cache for the family: loaded once, told every variant's layers, exported once.
   registry::LayerCacheOptions cache_options;
-  if (!args.cache_from.empty()) cache_options.from = registry::parse_reference(args.cache_from);
-  if (!args.cache_to.empty()) cache_options.to = registry::parse_reference(args.cache_to);
+  if (!args.cache_from.empty()) cache_options.from = parse_reference(args.cache_from);
+  if (!args.cache_to.empty()) cache_options.to = parse_reference(args.cache_to);
   std::optional<registry::RegistryLayerCache> layer_cache;
   if (!args.dry_run && (cache_options.from || cache_options.to)) {
     cache_options.download = !outputs.empty() || !cache_options.from || args.push.empty();
     for (const auto& p : args.push)
-      if (cache_options.from && registry::parse_reference(p).registry != cache_options.from->registry) cache_options.download = true;
+      if (cache_options.from && parse_reference(p).registry != cache_options.from->registry) cache_options.download = true;
     layer_cache.emplace(cache_options, store, session);
     layer_cache->load();
     ctx.layer_cache = &*layer_cache;

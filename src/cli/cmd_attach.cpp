@@ -8,7 +8,7 @@
 #include "cli/commands.hpp"
 #include "cli/registry_flags.hpp"
 #include "registry/manifest_fetch.hpp"
-#include "registry/reference.hpp"
+#include "reference/reference.hpp"
 #include "report/report.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
@@ -25,7 +25,7 @@ struct AttachArgs {
 };
 
 void run_attach(const AttachArgs& args) {
-  registry::Reference ref = registry::parse_reference(args.image);
+  Reference ref = parse_reference(args.image);
   std::error_code ec;
   const auto size = fs::file_size(args.report_file, ec);
   if (ec) throw Error("cannot read --report " + args.report_file + ": " + ec.message(), "give the file `rockpack build --report` wrote");

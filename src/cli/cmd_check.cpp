@@ -7,10 +7,10 @@
 #include "build/inputs.hpp"
 #include "cli/commands.hpp"
 #include "cli/registry_flags.hpp"
-#include "inventory/image_source.hpp"
 #include "plan/run_step.hpp"
 #include "plan/sandbox_layers.hpp"
 #include "store/content_store.hpp"
+#include "transports/load.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
 
@@ -52,8 +52,9 @@ void run_check(const CheckArgs& args) {
                      "add a checks: list to the recipe (same items as run:), or pass --run 'COMMAND'");
 
   ContentStore store(args.cache_dir.empty() ? ContentStore::default_root() : fs::path(args.cache_dir));
-  inventory::SourcedImage img =
-      inventory::load_image(args.image, Platform::parse(args.platform), store, registry_options(args.registry));
+  registry::Session session(registry_options(args.registry));
+  transports::SourcedImage img =
+      transports::load_image(transports::parse_location(args.image), Platform::parse(args.platform), store, session);
   BuildPlan plan;
   plan.base = img.image;
   plan.config = img.image.config;

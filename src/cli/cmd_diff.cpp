@@ -7,9 +7,9 @@
 #include "cli/progress_display.hpp"
 #include "cli/registry_flags.hpp"
 #include "inventory/diff.hpp"
-#include "inventory/image_source.hpp"
 #include "inventory/inventory.hpp"
 #include "store/content_store.hpp"
+#include "transports/load.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
 
@@ -90,10 +90,12 @@ void run_diff(const DiffArgs& args) {
   // Both images at once: an oci: layout is read in place (no copy into the store), an archive is
   // imported and a registry image pulled (blobs the store lacks), the two side by side.
   auto load = [&](const std::string& location) {
-    return inventory::load_image(location, platform, store, options, /*in_place=*/true);
+    registry::Session session(options);
+    return transports::load_image(transports::parse_location(location), platform, store, session,
+                                  transports::Layers::kInPlace);
   };
   auto loading_b = std::async(std::launch::async, load, args.b);
-  inventory::SourcedImage a;
+  transports::SourcedImage a;
   try {
     a = load(args.a);
   } catch (...) {
@@ -103,8 +105,8 @@ void run_diff(const DiffArgs& args) {
     }
     throw;
   }
-  inventory::SourcedImage b = loading_b.get();
-  auto blobs = [](const inventory::SourcedImage& s) {
+  transports::SourcedImage b = loading_b.get();
+  auto blobs = [](const transports::SourcedImage& s) {
     return inventory::ImageBlobs{&s.image, s.blob_paths.empty() ? nullptr : &s.blob_paths};
   };
   std::vector<inventory::Inventory> inv = inventory::take_inventories({blobs(a), blobs(b)}, store, args.files);

@@ -10,7 +10,8 @@
 #include "output/image_reader.hpp"
 #include "registry/manifest_fetch.hpp"
 #include "registry/pull.hpp"
-#include "registry/reference.hpp"
+#include "reference/reference.hpp"
+#include "transports/location.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
 #include "python/installed_distributions.hpp"
@@ -42,7 +43,7 @@ struct RemoteImage {
   nlohmann::json platforms = nlohmann::json::array();  // of the index: {"platform", "digest"}
 };
 
-RemoteImage inspect_remote(const InspectArgs& args, const registry::Reference& ref, registry::Session& session) {
+RemoteImage inspect_remote(const InspectArgs& args, const Reference& ref, registry::Session& session) {
   registry::Transport& t = session.transport(ref.registry);
   registry::FetchedManifest m = registry::fetch_manifest(t, ref.repository, ref.identifier());
   RemoteImage out;
@@ -83,7 +84,7 @@ RemoteImage inspect_remote(const InspectArgs& args, const registry::Reference& r
 }
 
 // The bare bytes of the manifest (or index) the reference names, as the registry sent them.
-std::string raw_remote(const registry::Reference& ref, registry::Session& session) {
+std::string raw_remote(const Reference& ref, registry::Session& session) {
   registry::Transport& t = session.transport(ref.registry);
   return registry::fetch_manifest(t, ref.repository, ref.identifier()).bytes;
 }
@@ -200,12 +201,12 @@ void print_inspect_text(const nlohmann::json& j) {
 }
 
 void run_inspect(const InspectArgs& args) {
-  if (!ImageLocation::is_local(args.location)) {
+  const transports::AnyLocation where = transports::parse_location(args.location);
+  if (!where.is_local()) {
     if (args.python)
       throw InputError("--python reads the image's layers, which inspect of a registry image does not fetch",
                        "pull it first: rockpack pull " + args.location + " oci:DIR, then inspect --python oci:DIR");
-    std::string text = args.location.starts_with("docker://") ? args.location.substr(9) : args.location;
-    registry::Reference ref = registry::parse_reference(text);
+    const Reference& ref = where.remote;
     registry::Session session(registry_options(args.registry));
     if (args.raw) {
       std::string bytes = raw_remote(ref, session);
@@ -227,7 +228,7 @@ void run_inspect(const InspectArgs& args) {
     print_inspect_text(j);
     return;
   }
-  LocalImage img = read_local_image(ImageLocation::parse(args.location));
+  LocalImage img = read_local_image(*where.local);
   if (args.raw) {
     if (!img.manifest) throw InputError(img.source + " has no manifest of its own (a legacy docker archive)", "");
     std::printf("%s\n", img.manifest_bytes.c_str());

@@ -18,7 +18,7 @@
 #include "cli/logging.hpp"
 #include "cli/progress_display.hpp"
 #include "cli/registry_flags.hpp"
-#include "registry/reference.hpp"
+#include "reference/reference.hpp"
 #include "registry/retag.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
@@ -55,13 +55,13 @@ std::vector<FamilyMember> family_from_matrix_file(const std::string& path) {
     FamilyMember m;
     m.name = e["name"].get<std::string>();
     for (const auto& t : e["tags"]) {
-      if (!t.is_string() || !registry::is_valid_tag(t.get<std::string>())) throw bad("variant " + m.name + " has a bad tag");
+      if (!t.is_string() || !is_valid_tag(t.get<std::string>())) throw bad("variant " + m.name + " has a bad tag");
       m.tags.push_back(t.get<std::string>());
     }
     if (e.contains("floating")) {
       if (!e["floating"].is_array()) throw bad("variant " + m.name + ": floating is not a list");
       for (const auto& t : e["floating"]) {
-        if (!t.is_string() || !registry::is_valid_tag(t.get<std::string>())) throw bad("variant " + m.name + " has a bad floating tag");
+        if (!t.is_string() || !is_valid_tag(t.get<std::string>())) throw bad("variant " + m.name + " has a bad floating tag");
         m.floating.push_back(t.get<std::string>());
       }
     }
@@ -116,7 +116,7 @@ std::string summary_markdown(const std::string& repository, const std::vector<Pu
 }
 
 void run_publish(const PublishArgs& args) {
-  registry::Reference repo = registry::parse_reference(args.repository);
+  Reference repo = parse_reference(args.repository);
   if (repo.has_tag() || repo.has_digest())
     throw InputError("--repository " + args.repository + " names a tag", "give the repository alone, e.g. ghcr.io/me/app");
   std::vector<FamilyMember> family = args.matrix_file.empty() ? load_family(args.recipe, args.set) : family_from_matrix_file(args.matrix_file);

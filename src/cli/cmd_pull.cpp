@@ -10,7 +10,7 @@
 #include "build/image_io.hpp"
 #include "output/output_spec.hpp"
 #include "registry/pull.hpp"
-#include "registry/reference.hpp"
+#include "reference/reference.hpp"
 #include "registry/sealed_io.hpp"
 #include "util/error.hpp"
 
@@ -27,9 +27,9 @@ struct PullArgs {
 };
 
 void run_pull(const PullArgs& args) {
-  registry::Reference ref = registry::parse_reference(args.reference);
+  Reference ref = parse_reference(args.reference);
   ImageLocation to = ImageLocation::parse(args.destination);
-  if (!to.name.empty()) (void)registry::parse_reference(to.name + ":" + to.tag);
+  if (!to.name.empty()) (void)parse_reference(to.name + ":" + to.tag);
   Platform platform = Platform::parse(args.platform);
 
   ContentStore store(args.cache_dir.empty() ? ContentStore::default_root() : fs::path(args.cache_dir));
@@ -38,8 +38,8 @@ void run_pull(const PullArgs& args) {
   SealedImage image = registry::sealed_from_pull(pulled, store);
   // The tag of the reference names the image unless the destination gives one; a docker archive
   // names it with the reference's repository, as `docker pull` + `docker save` would.
-  std::string tag = ref.has_tag() ? ref.tag : ref.has_digest() ? "" : registry::kDefaultTag;
-  std::string familiar = ref.registry != registry::kDockerHub      ? ref.name()
+  std::string tag = ref.has_tag() ? ref.tag : ref.has_digest() ? "" : kDefaultTag;
+  std::string familiar = ref.registry != kDockerHub      ? ref.name()
                          : ref.repository.rfind("library/", 0) == 0 ? ref.repository.substr(8)
                                                                      : ref.repository;
   build::DefaultNames names{familiar,

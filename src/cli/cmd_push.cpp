@@ -10,9 +10,11 @@
 #include "cli/registry_flags.hpp"
 #include "output/image_reader.hpp"
 #include "output/output_spec.hpp"
+#include "output/sealed_layout.hpp"
 #include "registry/push.hpp"
-#include "registry/reference.hpp"
+#include "reference/reference.hpp"
 #include "registry/sealed_io.hpp"
+#include "transports/location.hpp"
 #include "util/error.hpp"
 
 namespace rp::cli {
@@ -46,13 +48,14 @@ build::DefaultNames names_of(const ImageLocation& from) {
 
 void run_push(const PushArgs& args) {
   ImageLocation from = ImageLocation::parse(args.source);
-  std::vector<registry::Reference> refs;
+  std::vector<Reference> refs;
   std::vector<ImageLocation> locals;
   for (const auto& d : args.destinations) {
-    if (ImageLocation::is_local(d))
-      locals.push_back(ImageLocation::parse(d));
+    transports::AnyLocation where = transports::parse_location(d);
+    if (where.is_local())
+      locals.push_back(std::move(*where.local));
     else
-      refs.push_back(registry::parse_reference(d));
+      refs.push_back(std::move(where.remote));
   }
 
   ContentStore store(args.cache_dir.empty() ? ContentStore::default_root() : fs::path(args.cache_dir));
@@ -81,10 +84,10 @@ void run_push(const PushArgs& args) {
   registry::PushResult result;
   if (from.kind == ImageLocation::Kind::kOciLayout) {
     // The layout's own bytes go up: the digest in the registry is the digest in the layout.
-    if (auto index = registry::index_from_oci_layout(from.path, from.tag)) {
+    if (auto index = index_from_oci_layout(from.path, from.tag)) {
       result = registry::push_index(index->bytes, index->media_type, index->children, store, refs, session, from.path);
     } else {
-      SealedImage image = registry::sealed_from_oci_layout(from.path, from.tag);
+      SealedImage image = sealed_from_oci_layout(from.path, from.tag);
       result = registry::push_image(image, store, refs, session, from.path);
     }
   } else {

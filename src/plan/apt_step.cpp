@@ -169,6 +169,9 @@ std::vector<DownloadJob> record_packages(AptRecord& record, const AptIndexes& in
     rec.component.filename = p.filename.substr(p.filename.find_last_of('/') + 1);
     rec.component.requested = r.requested;
     rec.component.arch = p.architecture;
+    rec.component.release_origin = src.release.origin;
+    rec.component.release_version = src.release.version;
+    rec.component.release_suite = src.release.suite;
     rec.architecture = p.architecture;
     rec.source_package = p.source;
     rec.source_version = p.source_version;

@@ -54,6 +54,12 @@ struct ResolvedComponent {
   // "tls-only" = the recipe accepted its index without hashes (`verify: tls-only`), and `sha256`
   // is what the download hashed to (a locked build checks it like any other).
   std::string verification;
+  // .debs, for the SBOM (not in the lock file): the Release file of the apt repository it came from
+  // (Origin "Ubuntu", Version "22.04", Suite "jammy"), which names its distribution when the image
+  // itself does not (no /etc/os-release).
+  std::string release_origin;
+  std::string release_version;
+  std::string release_suite;
 };
 
 // What a step's resolution looks like in `--resolved` and `--metadata-file` ({"python": {...}}).

@@ -21,7 +21,7 @@
 #include "recipe/rocm_section.hpp"
 #include "recipe/substitute.hpp"
 #include "recipe/yaml_bounds.hpp"
-#include "registry/reference.hpp"
+#include "reference/reference.hpp"
 #include "util/strings.hpp"
 
 namespace rp::recipe {
@@ -517,7 +517,7 @@ void Loader::convert(const Document& doc, Recipe& r) {
         r.base = local->transport + p.string() + local->rest;
       } else if (r.base != "scratch") {
         try {
-          (void)registry::parse_reference(r.base);
+          (void)parse_reference(r.base);
         } catch (const InputError& e) {
           diag_.error(in.at(n), "base: " + std::string(e.what()), e.hint());
         }

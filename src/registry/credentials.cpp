@@ -7,7 +7,7 @@
 
 #include "util/base64.hpp"
 #include "registry/credential_helper.hpp"
-#include "registry/reference.hpp"
+#include "reference/reference.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 

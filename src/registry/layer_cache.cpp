@@ -6,7 +6,7 @@
 
 #include "image/layer_archive.hpp"
 #include "image/media_types.hpp"
-#include "output/base_layer_check.hpp"
+#include "image/base_layer_check.hpp"
 #include "registry/auth.hpp"
 #include "registry/blob_locations.hpp"
 #include "registry/manifest_fetch.hpp"

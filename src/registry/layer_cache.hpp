@@ -27,7 +27,7 @@
 
 #include "assemble/external_layer_cache.hpp"
 #include "registry/layer_cache_document.hpp"
-#include "registry/reference.hpp"
+#include "reference/reference.hpp"
 #include "registry/transport.hpp"
 #include "store/content_store.hpp"
 

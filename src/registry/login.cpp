@@ -1,7 +1,7 @@
 #include "registry/login.hpp"
 
 #include "registry/errors.hpp"
-#include "registry/reference.hpp"
+#include "reference/reference.hpp"
 #include "registry/transport.hpp"
 #include "util/error.hpp"
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "registry/reference.hpp"
+#include "reference/reference.hpp"
 
 namespace rp::registry {
 

@@ -9,7 +9,7 @@
 #include "image/image.hpp"
 #include "util/platform.hpp"
 #include "registry/options.hpp"
-#include "registry/reference.hpp"
+#include "reference/reference.hpp"
 #include "registry/transport.hpp"
 #include "store/content_store.hpp"
 

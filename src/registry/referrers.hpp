@@ -9,7 +9,7 @@
 #include <string>
 
 #include "image/descriptor.hpp"
-#include "registry/reference.hpp"
+#include "reference/reference.hpp"
 #include "registry/transport.hpp"
 #include "store/content_store.hpp"
 

@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "registry/errors.hpp"
-#include "registry/reference.hpp"
+#include "reference/reference.hpp"
 #include "net/url.hpp"
 #include "util/error.hpp"
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "net/url.hpp"
+#include "util/strings.hpp"
 
 namespace rp::sbom {
 
@@ -65,6 +66,18 @@ std::string serial_from(const std::string& hex) {
 }
 
 }  // namespace
+
+DebDistro deb_distro_from_release(const std::string& origin, const std::string& version, const std::string& suite) {
+  DebDistro out;
+  for (char ch : trim(origin)) {
+    const auto u = static_cast<unsigned char>(ch);
+    out.id += std::isspace(u) ? '-' : static_cast<char>(std::tolower(u));
+  }
+  if (out.id.empty()) return out;
+  const std::string release(trim(version).empty() ? trim(suite) : trim(version));
+  if (!release.empty()) out.distro = out.id + "-" + release;
+  return out;
+}
 
 std::string purl(const Component& c) {
   const std::string at = c.version.empty() ? "" : "@" + encode(c.version);

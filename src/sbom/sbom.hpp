@@ -53,6 +53,17 @@ struct Document {
   std::vector<Component> components;
 };
 
+// The distribution a .deb's purl names (Component::distro_id, distro) when the image does not say
+// (no /etc/os-release): the Release file of the apt repository the package came from. Its Origin is
+// the vendor, lowercased as purl namespaces are ("Ubuntu" -> "ubuntu"); the release is its Version
+// ("22.04", "12.5"), else its Suite ("sid"). Both empty when the Release has no Origin; no distro
+// when it has neither Version nor Suite.
+struct DebDistro {
+  std::string id;      // "ubuntu"
+  std::string distro;  // "ubuntu-22.04"
+};
+DebDistro deb_distro_from_release(const std::string& origin, const std::string& version, const std::string& suite);
+
 // The package URL of a component (https://github.com/package-url/purl-spec).
 std::string purl(const Component& c);
 

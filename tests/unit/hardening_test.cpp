@@ -19,8 +19,8 @@
 #include "output/output_spec.hpp"
 #include "recipe/diagnostics.hpp"
 #include "recipe/model.hpp"
-#include "registry/reference.hpp"
-#include "output/base_layer_check.hpp"
+#include "reference/reference.hpp"
+#include "image/base_layer_check.hpp"
 #include "python/install_scheme.hpp"
 #include "python/wheel_installer.hpp"
 #include "output/image_reader.hpp"
@@ -207,7 +207,7 @@ TEST_CASE("defect 8: one redaction removes credentials from URLs and references 
     return std::string("no error");
   };
   for (std::string ref : {"u:SECRET@host:5000/x:1", "https://u:SECRET@host:5000/x:1", "SECRET@host/x"}) {
-    std::string m = message_of([&] { registry::parse_reference(ref); });
+    std::string m = message_of([&] { parse_reference(ref); });
     CHECK(m != "no error");
     CHECK(m.find("SECRET") == std::string::npos);
   }
@@ -219,7 +219,7 @@ TEST_CASE("defect 2: untrusted values are shortened when quoted in messages") {
   std::string huge(50u << 20, 'a');
   std::string m;
   try {
-    registry::parse_reference("host/x:" + huge);
+    parse_reference("host/x:" + huge);
   } catch (const Error& e) {
     m = e.what();
   }

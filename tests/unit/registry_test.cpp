@@ -11,7 +11,7 @@
 #include "registry/challenge.hpp"
 #include "registry/credentials.hpp"
 #include "registry/errors.hpp"
-#include "registry/reference.hpp"
+#include "reference/reference.hpp"
 #include "net/retry.hpp"
 #include "net/url.hpp"
 #include "util/error.hpp"

@@ -49,6 +49,28 @@ TEST_CASE("purls: pypi names normalized, deb with arch, oci base by digest") {
         "pkg:generic/cpython@3.12.1?download_url=http%3A%2F%2Fh%2Fp.tar.gz");
 }
 
+TEST_CASE("purls: a .deb's distribution from its repository's Release when the image names none") {
+  DebDistro ubuntu = deb_distro_from_release("Ubuntu", "22.04", "jammy");
+  CHECK(ubuntu.id == "ubuntu");
+  CHECK(ubuntu.distro == "ubuntu-22.04");
+  Component c = C("apt-package", "libc6", "2.35-0ubuntu3.8", "", "", 0, "", "amd64", "");
+  c.distro_id = ubuntu.id;
+  c.distro = ubuntu.distro;
+  CHECK(purl(c) == "pkg:deb/ubuntu/libc6@2.35-0ubuntu3.8?arch=amd64&distro=ubuntu-22.04");
+  // Debian's point release is its Version; unstable has none, and its Suite names it.
+  CHECK(deb_distro_from_release("Debian", "12.5", "stable").distro == "debian-12.5");
+  CHECK(deb_distro_from_release("Debian", "", "unstable").distro == "debian-unstable");
+  CHECK(deb_distro_from_release(" Debian ", " ", "sid").distro == "debian-sid");
+  // A vendor's own repository: its Origin, lowercased, one word.
+  DebDistro vendor = deb_distro_from_release("Example Vendor", "", "");
+  CHECK(vendor.id == "example-vendor");
+  CHECK(vendor.distro.empty());
+  // No Origin: nothing to name (the purl keeps pkg:deb/debian without distro=).
+  DebDistro none = deb_distro_from_release("", "22.04", "jammy");
+  CHECK(none.id.empty());
+  CHECK(none.distro.empty());
+}
+
 TEST_CASE("SPDX: required fields, image DESCRIBED, packages CONTAINED, sorted and stable") {
   Document doc{"app", "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", "2024-01-01T00:00:00Z",
                "0.1.0", {}};

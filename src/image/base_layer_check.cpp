@@ -1,4 +1,4 @@
-#include "output/base_layer_check.hpp"
+#include "image/base_layer_check.hpp"
 
 #include <archive.h>
 #include <archive_entry.h>

@@ -1,4 +1,4 @@
-#include "registry/reference.hpp"
+#include "reference/reference.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -9,7 +9,7 @@
 #include "util/error.hpp"
 #include "util/strings.hpp"
 
-namespace rp::registry {
+namespace rp {
 
 namespace {
 
@@ -151,4 +151,4 @@ Reference parse_reference(std::string_view text_view) {
   return ref;
 }
 
-}  // namespace rp::registry
+}  // namespace rp

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace rp::registry {
+namespace rp {
 
 inline constexpr const char* kDockerHub = "docker.io";
 inline constexpr const char* kDockerHubApiHost = "registry-1.docker.io";
@@ -43,4 +43,4 @@ bool is_valid_repository(std::string_view repository);
 // HTTP without being asked.
 bool is_loopback_host(std::string_view host_and_port);
 
-}  // namespace rp::registry
+}  // namespace rp
