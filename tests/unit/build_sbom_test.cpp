@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/build_sbom.hpp"
+#include "build/sbom.hpp"
 #include "image_test_support.hpp"
 #include "test_helpers.hpp"
 #include "util/digest.hpp"
@@ -17,7 +17,7 @@ using namespace rp::test;
 
 namespace {
 
-std::string stanza(const std::string& name, const std::string& version) {
+std::string status_stanza(const std::string& name, const std::string& version) {
   return "Package: " + name + "\nStatus: install ok installed\nArchitecture: amd64\nVersion: " + version + "\n\n";
 }
 
@@ -30,7 +30,7 @@ BuildPlan plan_with_apt_layer(const std::vector<Entry>& extra, const std::string
   LayerPlan layer;
   layer.name = "apt";
   layer.step = "apt";
-  layer.entries = {file_entry("var/lib/dpkg/status", stanza("libc6", "2.35-0ubuntu3.8") + stanza("jq", "1.6-2.1ubuntu3"))};
+  layer.entries = {file_entry("var/lib/dpkg/status", status_stanza("libc6", "2.35-0ubuntu3.8") + status_stanza("jq", "1.6-2.1ubuntu3"))};
   layer.entries.insert(layer.entries.end(), extra.begin(), extra.end());
   plan.layers.push_back(std::move(layer));
   PlannedComponent jq;
@@ -66,7 +66,7 @@ TEST_CASE("build --sbom: without os-release, a .deb the build installed takes it
   img.add_layer({store_layer(store, plan.layers[0].entries), sha256_digest("diff"), 0}, {{"created_by", "apt"}});
   const SealedImage image = seal(img);
 
-  auto found = purls(cli::sbom_text(plan, image, store, "cyclonedx"));
+  auto found = purls(build::sbom_text(plan, image, store, "cyclonedx"));
   CHECK(found["jq"] == "pkg:deb/ubuntu/jq@1.6-2.1ubuntu3?arch=amd64&distro=ubuntu-22.04");
   // Not the build's (no Release to go by): the default namespace, no distro qualifier.
   CHECK(found["libc6"] == "pkg:deb/debian/libc6@2.35-0ubuntu3.8?arch=amd64");
@@ -76,7 +76,7 @@ TEST_CASE("build --sbom: without os-release, a .deb the build installed takes it
   Image img2;
   img2.config = img.config;
   img2.add_layer({store_layer(store, named.layers[0].entries), sha256_digest("diff2"), 0}, {{"created_by", "apt"}});
-  found = purls(cli::sbom_text(named, seal(img2), store, "cyclonedx"));
+  found = purls(build::sbom_text(named, seal(img2), store, "cyclonedx"));
   CHECK(found["jq"] == "pkg:deb/ubuntu/jq@1.6-2.1ubuntu3?arch=amd64&distro=ubuntu-24.04");
   CHECK(found["libc6"] == "pkg:deb/ubuntu/libc6@2.35-0ubuntu3.8?arch=amd64&distro=ubuntu-24.04");
 }
