@@ -46,7 +46,7 @@ build_twice() {
 inputs() {  # ID FILES...: a fingerprint line of the files (or directory trees) an image is made from
   local id=$1
   shift
-  echo "$id inputs sha256:$(find "$@" -type f -print0 | sort -z | xargs -0 sha256sum | sed "s|$WORK|@WORK@|" \
+  echo "$id inputs sha256:$(find "$@" -type f -print0 | sort -z | xargs -0 sha256sum | sed -e "s|$WORK|@WORK@|" -e "s|$ROCKPACK_SOURCE_DIR|@SRC@|" \
     | sha256sum | cut -d' ' -f1)" >>"$WORK/got.txt"
 }
 
