@@ -44,4 +44,20 @@ Descriptor Descriptor::from_json(const nlohmann::json& j, const std::string& whe
   return d;
 }
 
+Descriptor Descriptor::of_bytes(const std::string& media_type, const std::string& bytes) {
+  Descriptor d;
+  d.media_type = media_type;
+  d.digest = sha256_digest(bytes);
+  d.size = static_cast<int64_t>(bytes.size());
+  return d;
+}
+
+Platform platform_of_config(const nlohmann::json& config) {
+  Platform p;
+  p.os = config.value("os", "linux");
+  p.architecture = config.value("architecture", "amd64");
+  p.variant = config.value("variant", "");
+  return p;
+}
+
 }  // namespace rp

@@ -24,6 +24,11 @@ struct Descriptor {
   nlohmann::json to_bare_json() const;
   // Validates the digest and size; throws rp::Error naming `where` when the JSON is malformed.
   static Descriptor from_json(const nlohmann::json& j, const std::string& where);
+  // The descriptor of `bytes` stored as a blob of `media_type` (its sha256 and size).
+  static Descriptor of_bytes(const std::string& media_type, const std::string& bytes);
 };
+
+// The platform an image config says it is for (os, architecture, variant; linux/amd64 when unsaid).
+Platform platform_of_config(const nlohmann::json& config);
 
 }  // namespace rp

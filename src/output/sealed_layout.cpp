@@ -12,22 +12,6 @@ namespace rp {
 
 namespace {
 
-Platform platform_of(const nlohmann::json& config) {
-  Platform p;
-  p.os = config.value("os", "linux");
-  p.architecture = config.value("architecture", "amd64");
-  p.variant = config.value("variant", "");
-  return p;
-}
-
-Descriptor describe(const std::string& media_type, const std::string& bytes) {
-  Descriptor d;
-  d.media_type = media_type;
-  d.digest = sha256_digest(bytes);
-  d.size = static_cast<int64_t>(bytes.size());
-  return d;
-}
-
 std::string blob_bytes(const std::filesystem::path& dir, const std::string& digest, const std::string& what) {
   std::string bytes = read_file(dir / "blobs" / "sha256" / digest_hex(digest));
   if (sha256_digest(bytes) != digest)
@@ -39,20 +23,20 @@ std::string blob_bytes(const std::filesystem::path& dir, const std::string& dige
 SealedImage sealed_from_manifest(const std::filesystem::path& dir, const Descriptor& desc) {
   SealedImage s;
   s.manifest_bytes = blob_bytes(dir, desc.digest, "manifest");
-  s.manifest = describe(desc.media_type.empty() ? media::kOciManifest : desc.media_type, s.manifest_bytes);
+  s.manifest = Descriptor::of_bytes(desc.media_type.empty() ? media::kOciManifest : desc.media_type, s.manifest_bytes);
   auto manifest = nlohmann::json::parse(s.manifest_bytes, nullptr, false);
   if (!manifest.is_object()) throw rp::Error("the manifest " + desc.digest + " in " + dir.string() + " is not JSON");
   std::string where = "oci:" + dir.string() + "@" + desc.digest;
   Descriptor config = Descriptor::from_json(manifest.value("config", nlohmann::json()), where + " config");
   s.config_bytes = blob_bytes(dir, config.digest, "config");
-  s.config = describe(config.media_type, s.config_bytes);
+  s.config = Descriptor::of_bytes(config.media_type, s.config_bytes);
   for (const auto& l : manifest.value("layers", nlohmann::json::array())) {
     ImageLayer layer;
     layer.blob = Descriptor::from_json(l, where + " layer");
     s.layers.push_back(layer);
   }
   auto config_json = nlohmann::json::parse(s.config_bytes, nullptr, false);
-  s.platform = platform_of(config_json.is_object() ? config_json : nlohmann::json::object());
+  s.platform = platform_of_config(config_json.is_object() ? config_json : nlohmann::json::object());
   s.manifest.platform = desc.platform ? *desc.platform : s.platform;
   return s;
 }

@@ -294,7 +294,7 @@ PlannedInterpreter plan_interpreter(const StepContext& context, const recipe::Py
     out.standalone_bin = s.prefix + "/bin";
     out.archive = ResolvedComponent{PackageKind::kPythonInterpreter, "cpython", "", net::redact_url(job.url),
                                     digest_hex(got.digest), got.size, "standalone", kInterpreterLayer, archive_name,
-                                    true, {}, "", {}, ""};
+                                    true, {}, "", {}, "", "", "", ""};
   } else {
     path = *py.interpreter;
   }

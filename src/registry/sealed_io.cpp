@@ -8,26 +8,6 @@
 
 namespace rp::registry {
 
-namespace {
-
-Platform platform_of(const nlohmann::json& config) {
-  Platform p;
-  p.os = config.value("os", "linux");
-  p.architecture = config.value("architecture", "amd64");
-  p.variant = config.value("variant", "");
-  return p;
-}
-
-Descriptor describe(const std::string& media_type, const std::string& bytes) {
-  Descriptor d;
-  d.media_type = media_type;
-  d.digest = sha256_digest(bytes);
-  d.size = static_cast<int64_t>(bytes.size());
-  return d;
-}
-
-}  // namespace
-
 SealedImage sealed_from_pull(const PullResult& pulled, const ContentStore& store) {
   SealedImage s;
   s.manifest_bytes = store.read_all(pulled.manifest_digest);
@@ -47,10 +27,10 @@ SealedImage sealed_from_pull(const PullResult& pulled, const ContentStore& store
     }
     s.manifest_bytes = canonical_json(manifest);
   }
-  s.manifest = describe(manifest.value("mediaType", std::string(media::kOciManifest)), s.manifest_bytes);
-  s.config = describe(manifest["config"].value("mediaType", std::string(media::kOciConfig)), s.config_bytes);
+  s.manifest = Descriptor::of_bytes(manifest.value("mediaType", std::string(media::kOciManifest)), s.manifest_bytes);
+  s.config = Descriptor::of_bytes(manifest["config"].value("mediaType", std::string(media::kOciConfig)), s.config_bytes);
   s.layers = pulled.image.layers;
-  s.platform = platform_of(pulled.image.config);
+  s.platform = platform_of_config(pulled.image.config);
   s.manifest.platform = s.platform;
   return s;
 }

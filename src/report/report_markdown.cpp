@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "report/report.hpp"
+#include "util/strings.hpp"
 
 namespace rp::report {
 
@@ -26,17 +27,6 @@ std::string format(const char* fmt, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, fmt, v);
   return buf;
-}
-
-std::string bytes(uint64_t n) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(n);
-  int u = 0;
-  while (v >= 1024 && u < 4) {
-    v /= 1024;
-    ++u;
-  }
-  return u == 0 ? std::to_string(n) + " B" : format("%.1f ", v) + units[u];
 }
 
 std::string secs(double s) { return format("%.1f s", s); }
@@ -75,8 +65,8 @@ std::string to_markdown(const Report& r) {
   out << "\n\n";
 
   out << "| total | |\n|---|---|\n";
-  out << "| image size (compressed) | " << bytes(t.image_size) << " |\n";
-  out << "| new layers, uncompressed | " << bytes(t.uncompressed_size) << " |\n";
+  out << "| image size (compressed) | " << human_bytes(t.image_size) << " |\n";
+  out << "| new layers, uncompressed | " << human_bytes(t.uncompressed_size) << " |\n";
   out << "| layers | " << t.layers << ": " << t.layers_from_base << " from the base, " << t.layers_cached
       << " from the cache, " << t.layers_built << " built |\n";
   out << "| build time | " << secs(t.build_seconds) << " (plan " << secs(t.plan_seconds) << ", layers "
@@ -89,8 +79,8 @@ std::string to_markdown(const Report& r) {
       << (compared ? " previous |" : "") << "\n|---|---|---|---:|---:|---:|---:|---|" << (compared ? "---|" : "") << "\n";
   for (const auto& l : r.layers) {
     const bool base = l.step == "base";
-    out << "| " << cell(l.step) << " | " << cell(l.name) << " | " << code(short_digest(l.digest)) << " | " << bytes(l.size)
-        << " | " << (l.uncompressed_size ? bytes(*l.uncompressed_size) : "—") << " | "
+    out << "| " << cell(l.step) << " | " << cell(l.name) << " | " << code(short_digest(l.digest)) << " | " << human_bytes(l.size)
+        << " | " << (l.uncompressed_size ? human_bytes(*l.uncompressed_size) : "—") << " | "
         << (l.entries ? std::to_string(*l.entries) : "—") << " | " << (base ? "—" : secs(l.seconds)) << " | "
         << (base ? "base" : l.cache_hit ? "hit" : "built") << " |";
     if (compared) out << " " << (l.in_previous.value_or(false) ? "reused" : "new") << " |";

@@ -214,7 +214,7 @@ TEST_CASE("make_report: base layers, built and cached layers, steps and totals f
   LayerPlan wheels{"wheels", "python", {}, "python"};
   wheels.entries.resize(7);
   plan.layers = {files, wheels};
-  plan.components.push_back({"python", {rp::PackageKind::kPython, "numpy", "2.0.0", "", "", 0, "", "wheels", "", false, {}, "", {}}});
+  plan.components.push_back({"python", {rp::PackageKind::kPython, "numpy", "2.0.0", "", "", 0, "", "wheels", "", false, {}, "", {}, "", "", "", ""}});
 
   ImageLayer files_layer = image_layer(kDigestA, 200, 1024);
   ImageLayer wheels_layer = image_layer(kDigestB, 300, 4096);
