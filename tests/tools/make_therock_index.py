@@ -33,6 +33,7 @@ import gzip
 import hashlib
 import io
 import json
+import math
 import os
 import random
 import re
@@ -137,8 +138,103 @@ class FileSource:
         self.path = path
 
 
+# ---------------------------------------------------------------------------------------------
+# The devel tree at rocm scale: what a real TheRock devel tree carries besides the runtime wheels'
+# files (static libraries, tools, headers, CMake packages), as content that compresses like the
+# real thing. Calibrated on a Debian machine's llvm-14 development files: its static libraries
+# (lib*.a, median 314 KB, p90 4.7 MB) compress 3.6:1 with gzip -1 and 4.1:1 with gzip -6, its
+# executables 2.4:1 and 2.6:1, /usr/include (median 4.9 KB, p90 37 KB) 4.5:1 and 5.6:1.
+# Content is built from fresh pseudo-random bytes (machine code), skewed bytes (relocations,
+# tables), slices of a large pool of symbol names or C declarations (string tables, header text)
+# and zero padding, mixed per 4 KB block: fast to generate, and no block repeats another within a
+# compressor's window (the pools are larger than zstd's window at the levels used).
+
+# Skewed bytes: most become 0, some a small value, the rest stay random (about 3 bits a byte).
+_SKEW = bytes((0 if b < 176 else (b - 176) % 16 if b < 232 else b) for b in range(256))
+_POOL_SIZE = 24 << 20
+_pools = {}
+
+
+_PARTS = ["hip", "rocblas", "miopen", "kernel", "launch", "tensor", "desc", "get", "set", "create", "destroy",
+          "stream", "event", "impl", "detail", "gemm", "conv", "fwd", "bwd", "batch", "strided", "half", "float",
+          "int8", "workspace", "solver", "handle", "status", "device", "memory", "alloc", "copy", "async", "module",
+          "func", "arg", "size", "ptr", "dim", "grid", "block", "llvm", "clang", "sema", "codegen", "pass", "value"]
+
+
+def _pool(kind):
+    """A deterministic pool of text: NUL-separated mangled symbols ("symbols") or C declarations
+    ("c"), over a vocabulary of a few thousand names, each used many times as in real code."""
+    if kind not in _pools:
+        rng = random.Random("pool-" + kind)
+        vocab = ["_".join(rng.choices(_PARTS, k=rng.randint(2, 4))) + str(rng.randint(0, 99)) for _ in range(1500)]
+        namespaces = rng.sample(vocab, 40)
+        out, size = [], 0
+        while size < _POOL_SIZE:
+            if kind == "symbols":
+                ns = rng.choice(namespaces)
+                piece = "\0".join(f"_ZN{len(ns)}{ns}{len(w)}{w}E{rng.choice(['v', 'i', 'PKvm', 'Pvj', 'RKS0_', 'ii'])}"
+                                   for w in rng.choices(vocab, k=64)) + "\0"
+            else:
+                lines = []
+                for w in rng.choices(vocab, k=32):
+                    v = rng.choice(vocab)
+                    lines.append(rng.choice([
+                        f"{rng.choice(['int', 'void', 'size_t', 'hipError_t', 'rocblas_status'])} {w}("
+                        f"{rng.choice(['const void* ptr', 'hipStream_t stream', 'int n', 'float alpha, const float* x'])});",
+                        f"#define {w.upper()} {rng.randint(0, 255)}",
+                        f"  // {w.replace('_', ' ')}: see the documentation of {v}.",
+                        f"struct {w} {{\n  int {v};\n  void* data;\n}};",
+                        f"template <typename T>\ninline T {w}(T a) {{\n  return a * {rng.randint(2, 9)};\n}}",
+                        f"/**\n * @brief {w.replace('_', ' ')}\n *\n * @param[in] handle the library handle\n"
+                        f" * @param[in] stream the stream to enqueue on\n * @return the status of the call\n */",
+                        f"namespace {w} {{\n\n}}  // namespace {w}\n#include <hip/hip_runtime.h>",
+                    ]))
+                piece = "\n".join(lines) + "\n"
+            out.append(piece.encode())
+            size += len(out[-1])
+        _pools[kind] = b"".join(out)
+    return _pools[kind]
+
+
+# Per 4 KB block: (machine code, skewed, pool text, zeros) bytes, and the pool. Tuned so that
+# deflate at level 1 (as these wheels are written) gives: static libraries about 3.3:1,
+# executables about 2.4:1, headers about 4.5:1 (measured figures in docs/performance.md).
+DEVEL_PROFILES = {
+    "static": ((380, 760, 2260, 696), "symbols"),
+    "exe": ((800, 950, 1750, 596), "symbols"),
+    "header": ((0, 0, 4096, 0), "c"),
+}
+
+
+class Generated:
+    """`size` bytes of one DEVEL_PROFILES kind, the same for the same seed."""
+
+    def __init__(self, kind, seed, size):
+        self.kind, self.seed, self.size = kind, seed, size
+
+    def chunks(self):
+        (code, skew, text, zeros), pool_kind = DEVEL_PROFILES[self.kind]
+        pool = _pool(pool_kind)
+        rng = random.Random(self.seed)
+        head = b"!<arch>\n" if self.kind == "static" else (b"\x7fELF\x02\x01\x01\x00" + b"\x00" * 8 if self.kind == "exe" else
+                                                       f"// {self.seed}: mock ROCm header\n#pragma once\n".encode())
+        remaining = self.size
+        first = True
+        while remaining > 0:
+            at = rng.randrange(len(pool) - text)
+            block = rng.randbytes(code) + rng.randbytes(skew).translate(_SKEW) + pool[at:at + text] + b"\0" * zeros
+            if first:
+                block = head + block[len(head):]
+                first = False
+            block = block[:remaining]
+            remaining -= len(block)
+            yield block
+
+
 def chunks_of(data):
-    if isinstance(data, FileSource):
+    if isinstance(data, Generated):
+        yield from data.chunks()
+    elif isinstance(data, FileSource):
         with open(data.path, "rb") as f:
             yield from iter(lambda: f.read(1 << 20), b"")
     elif isinstance(data, tuple):
@@ -262,8 +358,10 @@ class _ChunkReader(io.RawIOBase):
 
 
 def tar_add_file(tar, name, data, mode=0o644):
-    size = data[1] if isinstance(data, tuple) else len(data)  # never a FileSource
-    tar.addfile(tar_info(name, tarfile.REGTYPE, mode, size), _ChunkReader(chunks_of(data)))
+    # never a FileSource
+    size = data[1] if isinstance(data, tuple) else data.size if isinstance(data, Generated) else len(data)
+    # Buffered: tarfile wants full reads, and generated contents come in 4 KB blocks.
+    tar.addfile(tar_info(name, tarfile.REGTYPE, mode, size), io.BufferedReader(_ChunkReader(chunks_of(data)), 1 << 20))
 
 
 def tar_add_dirs(tar, names, seen):
@@ -741,12 +839,20 @@ class Scale:
     def __init__(self, name):
         self.rocm = name == "rocm"
         # (count, size) of generated things. small: a few KB in total per wheel.
-        self.core_libs = (120, 2_000_000) if self.rocm else (3, 2000)
+        # rocm: a third of TheRock's gfx94X `rocm[libraries,devel]` download (3.06 GiB) in about the
+        # same shares: core 19%, libraries and device files 37%, devel 44% (therock.md).
+        self.core_libs = (60, 2_000_000) if self.rocm else (3, 2000)
         self.llvm_bins = (8, 40_000_000) if self.rocm else (2, 3000)
-        self.library_libs = (1500, 1_000_000) if self.rocm else (4, 2000)
+        self.library_libs = (650, 1_000_000) if self.rocm else (4, 2000)
         self.device_files = (200, 500_000) if self.rocm else (2, 1000)
-        self.headers = (20000, 12_000) if self.rocm else (6, 300)
+        # Headers: (count, size); at rocm scale sizes vary as real headers do (devel_sizes).
+        self.headers = (20000, None) if self.rocm else (6, 300)
+        # The devel tree's own binaries (rocm only): static libraries and tools, bytes in all.
+        self.devel_static_bytes = 1_075_000_000 if self.rocm else 0
+        self.devel_tool_bytes = 150_000_000 if self.rocm else 0
         self.torch_libs = (20, 10_000_000) if self.rocm else (2, 2000)
+        # Level 1 at rocm scale keeps generation under two minutes; real wheels use zlib's default
+        # (6), which makes them about 10% smaller and inflates at the same speed.
         self.compresslevel = 1 if self.rocm else 6
 
 
@@ -855,16 +961,49 @@ def walk_order(names):
     return out
 
 
+def devel_sizes(scale):
+    """Member sizes of the devel tree at rocm scale, drawn from log-normal distributions fitted to
+    Debian's llvm-14 development files (headers: median 4.9 KB, p90 37 KB; static libraries:
+    median 314 KB, p90 4.7 MB; executables: median 89 KB, a few of tens of MB), the binaries until
+    their byte budgets are spent. Deterministic."""
+    if not scale.rocm:
+        return {}
+    rng = random.Random("devel-sizes")
+    headers = [min(max(int(rng.lognormvariate(math.log(4900), 1.58)), 200), 2_500_000) for _ in range(scale.headers[0])]
+
+    def spend(budget, median, sigma, low, high):
+        sizes = []
+        while budget > 0:
+            size = min(max(int(rng.lognormvariate(math.log(median), sigma)), low), high, budget)
+            sizes.append(size)
+            budget -= size
+        return sizes
+    return {"header": headers, "static": spend(scale.devel_static_bytes, 400_000, 1.8, 8_000, 80_000_000),
+            "exe": spend(scale.devel_tool_bytes, 600_000, 1.9, 16_000, 40_000_000)}
+
+
 def devel_tar(path, core, scale, libraries=None):
     """Writes _devel.tar: headers, cmake files, hipcc; relative symlinks into core (and the
     libraries) for shared files; members in os.walk order as TheRock's build writes them."""
     root = "_rocm_sdk_devel"
     entries = {}  # name -> ("file", data, mode) | ("link", target)
     entries[f"{root}/__init__.py"] = ("file", b'"""Expanded ROCm SDK devel tree (mock)."""\n', 0o644)
+    sizes = devel_sizes(scale)
     for i, name in enumerate(numbered(HEADER_NAMES, scale.headers[0], "rocm_mock/detail{0}/api.h")):
         if i >= len(HEADER_NAMES):
             name = f"rocm_mock/d{i // 500}/api{i}.h"
-        entries[f"{root}/include/{name}"] = ("file", header_text(name, scale.headers[1]), 0o644)
+        data = Generated("header", name, sizes["header"][i]) if scale.rocm else header_text(name, scale.headers[1])
+        entries[f"{root}/include/{name}"] = ("file", data, 0o644)
+    if scale.rocm:
+        # What makes a real devel wheel heavy: static libraries, tools and CMake packages.
+        for i, size in enumerate(sizes["static"]):
+            entries[f"{root}/lib/libmock_devel{i}.a"] = ("file", Generated("static", f"static{i}", size), 0o644)
+        for i, size in enumerate(sizes["exe"]):
+            entries[f"{root}/bin/mock_tool{i}"] = ("file", Generated("exe", f"tool{i}", size), 0o755)
+        for i in range(60):
+            for part in ("config", "config-version", "targets", "targets-release"):
+                text = f"# mock-package{i}-{part}.cmake (mock)\nset(MOCK_PACKAGE{i}_FOUND TRUE)\n" * (8 if part == "targets" else 2)
+                entries[f"{root}/lib/cmake/mock-package{i}/mock-package{i}-{part}.cmake"] = ("file", text.encode(), 0o644)
     entries[f"{root}/lib/cmake/hip/hip-config.cmake"] = (
         "file", b"# hip-config.cmake (mock)\nset(HIP_FOUND TRUE)\n", 0o644)
     entries[f"{root}/bin/hipcc"] = ("file", HIPCC, 0o755)
