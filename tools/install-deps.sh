@@ -8,6 +8,8 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libcurl4-openssl-dev libarchive-dev nlohmann-json3-dev libyaml-cpp-dev libssl-dev
   libspdlog-dev libfmt-dev doctest-dev libzstd-dev libdeflate-dev zlib1g-dev libcli11-dev
+  # ISA-L: inflating large wheel members (src/python/wheel_archive.cpp)
+  libisal-dev
   # OpenPGP verification of apt repositories (InRelease signatures)
   librnp-dev
   # the fuzz targets under ASan+UBSan (tools/fuzz.sh, run by tools/test.sh): clang and its runtimes

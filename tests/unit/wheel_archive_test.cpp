@@ -195,3 +195,37 @@ TEST_CASE("wheel/archive inflates members up to 32 MiB in one call and streams l
     }
   }
 }
+
+TEST_CASE("wheel/archive inflates a large member with ISA-L and refuses a damaged stream") {
+  TempDir dir;
+  std::string large;  // over 32 MiB: streamed (ISA-L without a raw-deflate copy, zlib with one)
+  while (large.size() <= (32u << 20)) large += big_text();
+  std::string zip = build_zip({{"pkg/large.txt", large}});
+  auto archive = open_bytes(dir, zip);
+  const auto& m = archive->members()[0];
+  rp::StringSink out;
+  archive->stream_member(m, out);
+  CHECK(out.str() == large);
+  CHECK(archive->read_prefix(m, 5) == large.substr(0, 5));
+
+  // Damage inside the deflate stream, and a stream whose end is overwritten: each an rp::Error naming
+  // the member (a corrupt stream, a CRC-32 or size mismatch, whichever the decoder meets first).
+  const uint64_t start = m.data_offset, length = m.compressed_size;
+  std::string damaged = zip;
+  for (uint64_t i = start + length / 2; i < start + length / 2 + 64; ++i) damaged[i] = static_cast<char>(0xff);
+  std::string zeroed_end = zip;
+  for (uint64_t i = start + length * 3 / 4; i < start + length; ++i) zeroed_end[i] = '\0';
+  for (const std::string& bytes : {damaged, zeroed_end}) {
+    TempDir d;
+    auto a = open_bytes(d, bytes);
+    rp::CountingSink sink;
+    std::string msg = "(no error)";
+    try {
+      a->stream_member(a->members()[0], sink);
+    } catch (const rp::Error& e) {
+      msg = e.what();
+    }
+    CHECK_MESSAGE(msg.find("pkg/large.txt") != std::string::npos, msg);
+    CHECK(sink.count() <= large.size());
+  }
+}
