@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ROCm image benchmark (not a test): the job PyTorch's CI images do with pip, side by side with
 # rockpack, from a mock TheRock per-family index (tests/tools/make_therock_index.py; `--scale rocm`
-# is about 2.5 GB of wheels for one nightly) served on loopback by tests/tools/static_server.py.
+# is about 1 GB of wheels for one nightly, a third of the real download, 43% of it the devel wheel)
+# served on loopback by tests/tools/static_server.py.
 # In one run:
 #   (a) rockpack, cold (empty store): `rocm: {targets: gfx942, components: [libraries, devel]}` on a
 #       Debian python3 base (tests/integration/lib/debian_base.sh), venv /opt/venv, gzip at the
