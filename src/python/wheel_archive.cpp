@@ -65,8 +65,8 @@ std::string unsafe_name_reason(std::string_view name) {
 // A large member's single deflate stream is inflated on one core, so its speed is the speed of the
 // whole step that waits for it: rocm-sdk-devel's `_devel.tar` (about 1.5 GB in a real ROCm wheel)
 // is copied into the store before the devel tree can be planned. ISA-L's inflate does that about
-// 2.3 times as fast as zlib's (760-930 MB/s against 310-360 MB/s on the ROCm mock's content, one
-// core of the benchmark machine). zlib stays for the readers that pass the raw deflate bytes on
+// 2.2 times as fast as zlib's (the ROCm mock's 1.58 GB `_devel.tar`: 2.1 s of CPU against 4.7 s on
+// the benchmark machine). zlib stays for the readers that pass the raw deflate bytes on
 // (`deflated`): it stops reading exactly at the stream's end, which the copy into a gzip layer needs.
 class MemberReader {
  public:
