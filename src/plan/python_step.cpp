@@ -34,6 +34,7 @@
 #include "util/digest.hpp"
 #include "util/error.hpp"
 #include "util/parallel.hpp"
+#include "util/phase_timer.hpp"
 #include "util/strings.hpp"
 
 namespace rp {
@@ -481,6 +482,7 @@ python::InstalledWheel install_one(const StepContext& context, const python::Res
                                    const DownloadedWheel& wheel, const InstallTarget& target,
                                    const PythonAdditions& additions) {
   ContentStore& store = *context.store;
+  PhaseTimer timer;
   python::InstallOptions o;
   o.filename = wheel.artifact.filename;
   o.requested = resolved.requested;
@@ -501,6 +503,7 @@ python::InstalledWheel install_one(const StepContext& context, const python::Res
                      from_lock ? "the lock was edited by hand or is damaged: run `rockpack lock RECIPE` to write it again"
                                          : "the index lists the file under another project or version");
   if (additions.on_installed) additions.on_installed(installed, target.scheme);
+  spdlog::debug("install {}: {} entries in {:.2f} s", wheel.artifact.filename, installed.entries.size(), timer.wall_seconds());
   return installed;
 }
 
@@ -755,7 +758,9 @@ PythonStepResult plan_python(const StepContext& context, const recipe::PythonSec
   const StepLock* locked = context.locked();
   const bool strict_lock = locked && context.lock.strict;
 
-  PlannedInterpreter interp = plan_interpreter(context, py);
+  PhaseTimer phase;
+  PlannedInterpreter interp = plan_interpreter(context, py);  // waits for the base's check, which reads it
+  phase.lap("plan.python.interpreter");
   if (interp.layer) result.layers.push_back(std::move(*interp.layer));
   InstallTarget target = install_target(interp.interpreter, py, recipe_file);
   if (target.venv_layer) result.layers.push_back(std::move(*target.venv_layer));
@@ -789,6 +794,7 @@ PythonStepResult plan_python(const StepContext& context, const recipe::PythonSec
     spdlog::info("python: resolved {} package{}", resolved.size(), resolved.size() == 1 ? "" : "s");
     for (const auto& p : resolved) artifacts.push_back(finder->artifact(p.name, python::Candidate{p.version, p.url}));
   }
+  phase.lap("plan.python.resolution");
 
   result.record = std::make_shared<PythonRecord>();
   result.record->interpreter = interp.interpreter.to_json();
@@ -806,8 +812,10 @@ PythonStepResult plan_python(const StepContext& context, const recipe::PythonSec
                                [&](size_t i, const DownloadedWheel& wheel) {
                                  installed[i] = install_one(context, resolved[i], wheel, target, additions);
                                });
+    phase.lap("plan.python.downloads");  // each wheel installed as it arrived: this waits for the last
     if (strict_lock) check_locked_closure(context, installed, reqs.requirements, interp.interpreter.marker_environment());
     finish_install(installed, target, additions);
+    phase.lap("plan.python.after-install");
   } else {
     for (auto& a : artifacts) wheels.push_back({std::move(a), {}});
     // Files accepted without a hash from their index (verify: tls-only) have no sha256 until they
@@ -836,6 +844,7 @@ PythonStepResult plan_python(const StepContext& context, const recipe::PythonSec
     }
   }
   assign_layers(py, indexes, resolved, wheels, std::move(installed), recipe_file, result);
+  phase.lap("plan.python.layers");
   warn_tls_only(*result.record);
   return result;
 }

@@ -26,6 +26,7 @@
 #include "therock/rocm_package.hpp"
 #include "util/digest.hpp"
 #include "util/error.hpp"
+#include "util/phase_timer.hpp"
 #include "util/strings.hpp"
 
 namespace rp {
@@ -233,6 +234,7 @@ StepOutput RocmStep::plan(const StepContext& context) const {
   }
   const std::vector<std::string> families = indexes.per_family_url ? therock::families_for(rocm.targets) : std::vector<std::string>{};
   ContentStore& store = *context.store;
+  PhaseTimer phase;
   // What the section asks for, as the lock records it; a locked build stops here when it differs.
   std::vector<std::string> lock_inputs = {"version " + rocm.version, "targets " + join(rocm.targets, ";"),
                                           "components " + join(rocm.components, ","),
@@ -303,12 +305,15 @@ StepOutput RocmStep::plan(const StepContext& context) const {
   additions.layers.emplace_back(kTorchExtrasLayer,
                                 std::vector<std::string>{"torchaudio", "triton", "pytorch-triton-rocm"});
   additions.native_sdist = package;
+  phase.lap("plan.rocm.index");  // the version, the sdist and the layout
   therock::DevelExpansion expansion;
   additions.after_install = [&](std::vector<python::InstalledWheel>& wheels, const python::InstallScheme& scheme) {
     therock::own_shared_files(wheels, scheme.purelib.substr(1));
     if (!rocm.expand_devel) return;
     StoreArchiveOpener archives(store);
+    PhaseTimer timer;
     expansion = therock::expand_devel(archives, wheels, scheme.purelib.substr(1));
+    timer.lap("plan.rocm.devel-expansion");
   };
   if (rocm.expand_devel) {
     additions.on_installed = [&store](const python::InstalledWheel& wheel, const python::InstallScheme& scheme) {
