@@ -192,8 +192,10 @@ void update_record(InstalledWheel& wheel, const std::set<std::string>& removed, 
   // No row twice (TheRock drops blank and duplicate rows when it rewrites a RECORD).
   std::set<std::string> listed;
   std::erase_if(rows, [&](const auto& r) { return r.path.empty() || !listed.insert(r.path).second; });
-  for (const auto& path : added)
-    if (listed.insert(relative(path)).second) rows.push_back({relative(path), "", ""});
+  for (const auto& path : added) {
+    std::string row = relative(path);
+    if (listed.insert(row).second) rows.push_back({std::move(row), "", ""});
+  }
   it->content = std::make_shared<InlineContent>(python::format_record(rows));
 
   std::erase_if(wheel.files, [&](const std::string& f) { return removed.count(f) > 0; });
