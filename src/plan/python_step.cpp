@@ -401,7 +401,8 @@ struct DownloadedWheel {
 // download thread, while others may still be downloading).
 std::vector<DownloadedWheel> download_verified(const StepContext& context, python::PackageFinder& finder,
                                                std::vector<python::WheelArtifact> artifacts, bool locked,
-                                               const std::function<void(size_t, const DownloadedWheel&)>& on_verified) {
+                                               const std::function<void(size_t, const DownloadedWheel&)>& on_verified,
+                                               const PythonAdditions* additions = nullptr) {
   std::vector<DownloadedWheel> out;
   std::vector<DownloadJob> jobs;
   for (auto& a : artifacts) {
@@ -432,9 +433,17 @@ std::vector<DownloadedWheel> download_verified(const StepContext& context, pytho
   struct AfterDownload {
     std::exception_ptr error;
   };
+  // A file a prefetch is downloading: its job waits for it, and it counts as downloaded here.
+  std::vector<std::optional<std::shared_future<DownloadResult>>> early(jobs.size());
+  if (additions && additions->prefetched)
+    for (size_t i = 0; i < jobs.size(); ++i) early[i] = additions->prefetched(jobs[i].url);
+  DownloadOptions options = context.downloads;
+  options.before_fetch = [&early](size_t i) {
+    if (early[i]) early[i]->wait();
+  };
   DownloadStats stats;
   try {
-    download_all(*context.store, jobs, context.downloads, &stats, [&](size_t i, const DownloadResult& file) {
+    download_all(*context.store, jobs, options, &stats, [&](size_t i, const DownloadResult& file) {
       try {
         check_arrived(i, file);
       } catch (...) {
@@ -449,6 +458,12 @@ std::vector<DownloadedWheel> download_verified(const StepContext& context, pytho
     throw Error(e.what(), "the lock pins this exact file; if its index no longer has it, run `rockpack lock RECIPE "
                           "--update NAME` to lock a newer one, or build with --store-only from a store that still "
                           "holds it (" + e.hint() + ")");
+  }
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (!early[i] || !early[i]->get().downloaded || out[i].file.downloaded) continue;
+    ++stats.files_fetched;
+    stats.bytes_fetched += out[i].file.size;
+    --stats.files_cached;
   }
   spdlog::info("python: {} wheel{} downloaded ({:.1f} MB), {} already in the store", stats.files_fetched,
                stats.files_fetched == 1 ? "" : "s", stats.bytes_fetched / 1e6, stats.files_cached);
@@ -811,7 +826,8 @@ PythonStepResult plan_python(const StepContext& context, const recipe::PythonSec
     wheels = download_verified(context, *finder, std::move(artifacts), strict_lock,
                                [&](size_t i, const DownloadedWheel& wheel) {
                                  installed[i] = install_one(context, resolved[i], wheel, target, additions);
-                               });
+                               },
+                               &additions);
     phase.lap("plan.python.downloads");  // each wheel installed as it arrived: this waits for the last
     if (strict_lock) check_locked_closure(context, installed, reqs.requirements, interp.interpreter.marker_environment());
     finish_install(installed, target, additions);
