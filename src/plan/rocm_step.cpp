@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <future>
 #include <map>
@@ -414,7 +415,12 @@ StepOutput RocmStep::plan(const StepContext& context) const {
   additions.native_sdist = package;
   // The wheels the sdist pins, downloading while the python step waits for the base's check.
   std::optional<WheelPrefetch> prefetch;
-  if (context.mode == StepMode::kBuild && dist_info && !context.downloads.store_only && !(context.lock && context.lock.strict)) {
+  // Only while the base's check is still reading it: with the check done (a base read before, its
+  // result in the store) the resolution starts at once, and a prefetch would only ask twice.
+  const bool base_being_read = context.plan.base_verified.valid() &&
+                               context.plan.base_verified.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
+  if (context.mode == StepMode::kBuild && dist_info && base_being_read && !context.downloads.store_only &&
+      !(context.lock && context.lock.strict)) {
     std::vector<std::string> extras = rocm.components;
     if (multi_arch)
       for (const auto& e : device_extras(rocm.targets)) extras.push_back(e);
