@@ -151,6 +151,8 @@ if [ "$scaling" = 1 ]; then
         measure "scale_${c}_$set" taskset -c "$set" "$ROCKPACK" -v build recipe.yaml --compression "$c" \
           -o "oci:$work/img-s:t" --cache-dir "$work/store-s"
         stages=$(sed -n 's/^debug: stage \([a-z]*\): \([0-9.]*\) s wall, \([0-9.]*\) s CPU.*/\1=\2\/\3/p' "$work/scale_${c}_$set.out" | paste -sd ' ' -)
+        # The plan's phases, one after the other (util/phase_timer.hpp): "phase-downloads=1.02/1.60".
+        stages+=" $(sed -n 's/^debug: phase plan\.\(python\|rocm\)\.\([a-z-]*\): \([0-9.]*\) s wall, \([0-9.]*\) s CPU.*/phase-\2=\3\/\4/p' "$work/scale_${c}_$set.out" | paste -sd ' ' -)"
         workers=$(sed -n 's/^debug: workers: \([0-9]*\) worker.*/\1/p' "$work/scale_${c}_$set.out" | head -n 1)
         echo "$c $set $WALL $USR $SYS $RSS $workers $stages" >>"$work/scaling"
       done
@@ -186,6 +188,19 @@ for c in ("gzip", "zstd"):
         summary[(c, n)] = wall
         print(f"| {c} | {cpus} | {rs[0][6]} | {wall:.2f} s | {cpu:.2f} s | {cpu / (n * wall):.2f} | {rss} MiB | "
               f"{st('plan')} | {st('layers')} | {st('output')} |")
+print()
+# The plan stage's phases, one after the other on its thread (each one's CPU is every thread's).
+phases = ["interpreter", "resolution", "downloads", "devel-expansion"]
+print("| compression | CPUs | plan: " + " | ".join(f"{p} wall/CPU" for p in phases) + " |")
+print("|---|---|" + "---|" * len(phases))
+for c in ("gzip", "zstd"):
+    for cpus in sorted({r[1] for r in rows if r[0] == c}):
+        rs = [r for r in rows if r[0] == c and r[1] == cpus]
+        cells = []
+        for p in phases:
+            vals = [tuple(map(float, kv.split("=")[1].split("/"))) for r in rs for kv in r[7:] if kv.startswith("phase-" + p + "=")]
+            cells.append(f"{statistics.median(w for w, _ in vals):.2f} / {statistics.median(u for _, u in vals):.2f} s" if vals else "")
+        print(f"| {c} | {cpus} | " + " | ".join(cells) + " |")
 print()
 for c in ("gzip", "zstd"):
     if (c, 1) in summary and (c, 2) in summary:

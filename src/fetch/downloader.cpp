@@ -233,6 +233,7 @@ std::vector<DownloadResult> download_all(ContentStore& store, const std::vector<
   for (size_t i = 0; i < jobs.size(); ++i) {
     work.push_back([&, i] {
       const DownloadJob& job = jobs[i];
+      if (options.before_fetch) options.before_fetch(i);
       std::string expected = expected_digest(job);
       DownloadResult r;
       std::optional<Validated> known;

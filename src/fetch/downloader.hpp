@@ -57,6 +57,9 @@ struct DownloadOptions {
   // nothing is fetched.
   bool store_only = false;
   DownloadProgress* progress = nullptr;
+  // Called with a job's index on its worker before the store is looked at: waits there for an
+  // earlier download of the same file still in flight (a prefetch), so that it is fetched once.
+  std::function<void(size_t job)> before_fetch;
 };
 
 // Called with a job's index and result as soon as its file is in the store (verified), on the worker

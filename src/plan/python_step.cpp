@@ -34,6 +34,7 @@
 #include "util/digest.hpp"
 #include "util/error.hpp"
 #include "util/parallel.hpp"
+#include "util/phase_timer.hpp"
 #include "util/strings.hpp"
 
 namespace rp {
@@ -400,7 +401,8 @@ struct DownloadedWheel {
 // download thread, while others may still be downloading).
 std::vector<DownloadedWheel> download_verified(const StepContext& context, python::PackageFinder& finder,
                                                std::vector<python::WheelArtifact> artifacts, bool locked,
-                                               const std::function<void(size_t, const DownloadedWheel&)>& on_verified) {
+                                               const std::function<void(size_t, const DownloadedWheel&)>& on_verified,
+                                               const PythonAdditions* additions = nullptr) {
   std::vector<DownloadedWheel> out;
   std::vector<DownloadJob> jobs;
   for (auto& a : artifacts) {
@@ -431,9 +433,17 @@ std::vector<DownloadedWheel> download_verified(const StepContext& context, pytho
   struct AfterDownload {
     std::exception_ptr error;
   };
+  // A file a prefetch is downloading: its job waits for it, and it counts as downloaded here.
+  std::vector<std::optional<std::shared_future<DownloadResult>>> early(jobs.size());
+  if (additions && additions->prefetched)
+    for (size_t i = 0; i < jobs.size(); ++i) early[i] = additions->prefetched(jobs[i].url);
+  DownloadOptions options = context.downloads;
+  options.before_fetch = [&early](size_t i) {
+    if (early[i]) early[i]->wait();
+  };
   DownloadStats stats;
   try {
-    download_all(*context.store, jobs, context.downloads, &stats, [&](size_t i, const DownloadResult& file) {
+    download_all(*context.store, jobs, options, &stats, [&](size_t i, const DownloadResult& file) {
       try {
         check_arrived(i, file);
       } catch (...) {
@@ -448,6 +458,12 @@ std::vector<DownloadedWheel> download_verified(const StepContext& context, pytho
     throw Error(e.what(), "the lock pins this exact file; if its index no longer has it, run `rockpack lock RECIPE "
                           "--update NAME` to lock a newer one, or build with --store-only from a store that still "
                           "holds it (" + e.hint() + ")");
+  }
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (!early[i] || !early[i]->get().downloaded || out[i].file.downloaded) continue;
+    ++stats.files_fetched;
+    stats.bytes_fetched += out[i].file.size;
+    --stats.files_cached;
   }
   spdlog::info("python: {} wheel{} downloaded ({:.1f} MB), {} already in the store", stats.files_fetched,
                stats.files_fetched == 1 ? "" : "s", stats.bytes_fetched / 1e6, stats.files_cached);
@@ -481,6 +497,7 @@ python::InstalledWheel install_one(const StepContext& context, const python::Res
                                    const DownloadedWheel& wheel, const InstallTarget& target,
                                    const PythonAdditions& additions) {
   ContentStore& store = *context.store;
+  PhaseTimer timer;
   python::InstallOptions o;
   o.filename = wheel.artifact.filename;
   o.requested = resolved.requested;
@@ -501,6 +518,7 @@ python::InstalledWheel install_one(const StepContext& context, const python::Res
                      from_lock ? "the lock was edited by hand or is damaged: run `rockpack lock RECIPE` to write it again"
                                          : "the index lists the file under another project or version");
   if (additions.on_installed) additions.on_installed(installed, target.scheme);
+  spdlog::debug("install {}: {} entries in {:.2f} s", wheel.artifact.filename, installed.entries.size(), timer.wall_seconds());
   return installed;
 }
 
@@ -755,7 +773,9 @@ PythonStepResult plan_python(const StepContext& context, const recipe::PythonSec
   const StepLock* locked = context.locked();
   const bool strict_lock = locked && context.lock.strict;
 
-  PlannedInterpreter interp = plan_interpreter(context, py);
+  PhaseTimer phase;
+  PlannedInterpreter interp = plan_interpreter(context, py);  // waits for the base's check, which reads it
+  phase.lap("plan.python.interpreter");
   if (interp.layer) result.layers.push_back(std::move(*interp.layer));
   InstallTarget target = install_target(interp.interpreter, py, recipe_file);
   if (target.venv_layer) result.layers.push_back(std::move(*target.venv_layer));
@@ -789,6 +809,7 @@ PythonStepResult plan_python(const StepContext& context, const recipe::PythonSec
     spdlog::info("python: resolved {} package{}", resolved.size(), resolved.size() == 1 ? "" : "s");
     for (const auto& p : resolved) artifacts.push_back(finder->artifact(p.name, python::Candidate{p.version, p.url}));
   }
+  phase.lap("plan.python.resolution");
 
   result.record = std::make_shared<PythonRecord>();
   result.record->interpreter = interp.interpreter.to_json();
@@ -805,9 +826,12 @@ PythonStepResult plan_python(const StepContext& context, const recipe::PythonSec
     wheels = download_verified(context, *finder, std::move(artifacts), strict_lock,
                                [&](size_t i, const DownloadedWheel& wheel) {
                                  installed[i] = install_one(context, resolved[i], wheel, target, additions);
-                               });
+                               },
+                               &additions);
+    phase.lap("plan.python.downloads");  // each wheel installed as it arrived: this waits for the last
     if (strict_lock) check_locked_closure(context, installed, reqs.requirements, interp.interpreter.marker_environment());
     finish_install(installed, target, additions);
+    phase.lap("plan.python.after-install");
   } else {
     for (auto& a : artifacts) wheels.push_back({std::move(a), {}});
     // Files accepted without a hash from their index (verify: tls-only) have no sha256 until they
@@ -836,6 +860,7 @@ PythonStepResult plan_python(const StepContext& context, const recipe::PythonSec
     }
   }
   assign_layers(py, indexes, resolved, wheels, std::move(installed), recipe_file, result);
+  phase.lap("plan.python.layers");
   warn_tls_only(*result.record);
   return result;
 }

@@ -11,6 +11,7 @@
 // The rocm step (rocm_step.cpp) drives the same resolution with typed PythonAdditions: its indexes
 // first, the `rocm[...]` requirement, its layers, the native sdist and the devel expansion hook.
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -20,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fetch/downloader.hpp"
 #include "plan/step.hpp"
 #include "python/install_scheme.hpp"
 #include "python/interpreter.hpp"
@@ -46,6 +48,10 @@ struct PythonAdditions {
   // Called for each wheel as soon as it is installed, on a download thread while other wheels may
   // still be downloading (so it must be thread-safe): work that needs only that wheel starts early.
   std::function<void(const python::InstalledWheel& wheel, const python::InstallScheme& scheme)> on_installed;
+  // A file already on its way into the store (the rocm step's prefetch, started before the
+  // resolution), by URL, or nullopt: the download of that URL waits for it, then finds the file in
+  // the store (or asks the server whether it changed). Its result says whether it was downloaded.
+  std::function<std::optional<std::shared_future<DownloadResult>>(const std::string& url)> prefetched;
 };
 
 // One resolved package: its component (name, version, url, sha256, size, index, layer) and how the

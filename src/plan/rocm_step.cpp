@@ -3,10 +3,14 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <future>
+#include <map>
+#include <memory>
 #include <optional>
 #include <set>
+#include <thread>
 
 #include "assemble/store_archives.hpp"
 #include "fetch/store_fetcher.hpp"
@@ -18,6 +22,7 @@
 #include "python/interpreter.hpp"
 #include "python/native_sdist.hpp"
 #include "python/pep508.hpp"
+#include "python/wheel_filename.hpp"
 #include "therock/channels.hpp"
 #include "therock/devel_expansion.hpp"
 #include "therock/dist_info.hpp"
@@ -26,6 +31,7 @@
 #include "therock/rocm_package.hpp"
 #include "util/digest.hpp"
 #include "util/error.hpp"
+#include "util/phase_timer.hpp"
 #include "util/strings.hpp"
 
 namespace rp {
@@ -209,6 +215,105 @@ std::optional<LockedRocm> locked_rocm(const StepLock& locked, const std::string&
   return out;
 }
 
+// The ROCm wheels, on their way into the store while the base is still being read. The python step
+// resolves only once the image's interpreter is known (its tags and markers), which waits for the
+// base's check, a whole read of its layers; the rocm sdist already pins every package its extras
+// bring (rocm-sdk-core==V, ...), so their files can download meanwhile. A package whose page (on
+// the first rocm index that knows it) lists exactly one wheel of the pinned version gets it
+// prefetched: verified like any download (against the index's sha256, or with `verify: tls-only`
+// its digest and validators remembered). The python step's download of the same URL waits for it
+// and finds the file in the store (or gets a 304); a file the resolver does not choose stays
+// unused in the store. Failures are left to that download, which reports them.
+class WheelPrefetch {
+ public:
+  WheelPrefetch(ContentStore& store, DownloadOptions downloads, std::vector<python::IndexSource> indexes,
+                std::vector<python::Requirement> pinned)
+      : store_(store), downloads_(std::move(downloads)), indexes_(std::move(indexes)), pinned_(std::move(pinned)) {
+    chosen_future_ = chosen_.get_future().share();
+    thread_ = std::thread([this] { run(); });
+  }
+  // Waits for the downloads: nothing is left running when the step ends, or fails.
+  ~WheelPrefetch() { thread_.join(); }
+  WheelPrefetch(const WheelPrefetch&) = delete;
+  WheelPrefetch& operator=(const WheelPrefetch&) = delete;
+
+  // The prefetch of `url`, or nullopt when there is none.
+  std::optional<std::shared_future<DownloadResult>> file(const std::string& url) const {
+    chosen_future_.wait();
+    auto it = by_url_.find(url);
+    if (it == by_url_.end()) return std::nullopt;
+    return results_[it->second];
+  }
+
+ private:
+  // The one wheel of each pinned version (index pages only; nothing is downloaded here).
+  std::vector<DownloadJob> choose() const {
+    python::IndexClientOptions client;
+    client.verify_tls = downloads_.verify_tls;
+    std::vector<std::unique_ptr<python::IndexClient>> clients;
+    for (const auto& source : indexes_) clients.push_back(std::make_unique<python::IndexClient>(source, client));
+    std::vector<DownloadJob> jobs;
+    for (const auto& r : pinned_) {
+      const auto& specs = r.specifier.specifiers();
+      if (specs.size() != 1 || specs[0].op() != python::Specifier::Op::kEqual || specs[0].wildcard()) continue;
+      for (const auto& index : clients) {
+        auto files = index->project_files(r.normalized_name());
+        if (!files) continue;
+        std::vector<const python::DistFile*> wheels;
+        for (const auto& f : *files) {
+          auto w = python::WheelFilename::try_parse(f.filename);
+          if (w && w->normalized_name() == r.normalized_name() && w->version == specs[0].version()) wheels.push_back(&f);
+        }
+        if (wheels.size() == 1 && (wheels[0]->sha256 || index->source().tls_only)) {
+          const python::DistFile& f = *wheels[0];
+          jobs.push_back({f.url, f.sha256.value_or(""), index->auth_headers_for(f.url),
+                          r.normalized_name() + " " + specs[0].version().to_string() + " (" + f.filename + ", prefetched)",
+                          f.size});
+        }
+        break;  // the first index that knows the project is where the resolver takes it from
+      }
+    }
+    return jobs;
+  }
+
+  void run() {
+    std::vector<DownloadJob> jobs;
+    try {
+      jobs = choose();
+    } catch (const std::exception& e) {
+      spdlog::debug("rocm: no prefetch: {}", e.what());
+      jobs.clear();
+    }
+    std::vector<std::promise<DownloadResult>> promises(jobs.size());
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      by_url_[jobs[i].url] = i;
+      results_.push_back(promises[i].get_future().share());
+    }
+    chosen_.set_value();
+    std::vector<char> done(jobs.size(), 0);  // each job's worker is the only one to touch its slot
+    try {
+      download_all(store_, jobs, downloads_, nullptr, [&](size_t i, const DownloadResult& r) {
+        done[i] = 1;
+        promises[i].set_value(r);
+      });
+    } catch (const std::exception& e) {
+      spdlog::debug("rocm: a prefetch failed (the download will try again): {}", e.what());
+    }
+    for (size_t i = 0; i < jobs.size(); ++i)
+      if (!done[i]) promises[i].set_value(DownloadResult{});
+  }
+
+  ContentStore& store_;
+  DownloadOptions downloads_;
+  std::vector<python::IndexSource> indexes_;
+  std::vector<python::Requirement> pinned_;
+  std::promise<void> chosen_;
+  std::shared_future<void> chosen_future_;
+  std::map<std::string, size_t> by_url_;                       // written before chosen_ is set
+  std::vector<std::shared_future<DownloadResult>> results_;    // likewise
+  std::thread thread_;
+};
+
 }  // namespace
 
 nlohmann::json RocmRecord::to_json() const {
@@ -233,6 +338,7 @@ StepOutput RocmStep::plan(const StepContext& context) const {
   }
   const std::vector<std::string> families = indexes.per_family_url ? therock::families_for(rocm.targets) : std::vector<std::string>{};
   ContentStore& store = *context.store;
+  PhaseTimer phase;
   // What the section asks for, as the lock records it; a locked build stops here when it differs.
   std::vector<std::string> lock_inputs = {"version " + rocm.version, "targets " + join(rocm.targets, ";"),
                                           "components " + join(rocm.components, ","),
@@ -257,6 +363,8 @@ StepOutput RocmStep::plan(const StepContext& context) const {
   package_options.fetcher = std::make_shared<StoreFileFetcher>(store, context.downloads);
   auto package = std::make_shared<therock::RocmPackage>(package_options);
   std::string layout = pinned ? pinned->layout : "";
+  const therock::DistInfo* dist_info = nullptr;  // the chosen version's, when the index was read
+  therock::IndexLayout sdist_layout_read{};
   if (!pinned) {
     for (const auto& f : first.sdists) {
       if (python::sdist_version(f.filename, "rocm")->to_string() != version) continue;
@@ -267,6 +375,8 @@ StepOutput RocmStep::plan(const StepContext& context) const {
                          "sha256 is then computed on download, recorded in the lock, SBOM and a label");
       const auto& sdist = package->read_sdist({f.filename, f.url, f.sha256.value_or(""), {}, first.display_url});
       const auto sdist_layout = therock::layout_of(sdist.dist_info);
+      dist_info = &sdist.dist_info;
+      sdist_layout_read = sdist_layout;
       layout = layout_served(sdist_layout, f);
       if (indexes.urls.size() == 1 || sdist_layout != therock::IndexLayout::kPerFamily)
         therock::check_targets(sdist.dist_info, rocm.targets, sdist_layout);
@@ -303,12 +413,36 @@ StepOutput RocmStep::plan(const StepContext& context) const {
   additions.layers.emplace_back(kTorchExtrasLayer,
                                 std::vector<std::string>{"torchaudio", "triton", "pytorch-triton-rocm"});
   additions.native_sdist = package;
+  // The wheels the sdist pins, downloading while the python step waits for the base's check.
+  std::optional<WheelPrefetch> prefetch;
+  // Only while the base's check is still reading it: with the check done (a base read before, its
+  // result in the store) the resolution starts at once, and a prefetch would only ask twice.
+  const bool base_being_read = context.plan.base_verified.valid() &&
+                               context.plan.base_verified.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
+  if (context.mode == StepMode::kBuild && dist_info && base_being_read && !context.downloads.store_only &&
+      !(context.lock && context.lock.strict)) {
+    std::vector<std::string> extras = rocm.components;
+    if (multi_arch)
+      for (const auto& e : device_extras(rocm.targets)) extras.push_back(e);
+    std::vector<python::IndexSource> sources;
+    for (const auto& url : indexes.urls) sources.push_back({url, false, "", "", {}, rocm.tls_only});
+    try {
+      prefetch.emplace(store, context.downloads, std::move(sources),
+                       therock::requirements_for(*dist_info, rocm.targets, extras, sdist_layout_read));
+    } catch (const InputError&) {
+      // an unknown extra or family: the resolution says so, with its hint
+    }
+  }
+  if (prefetch) additions.prefetched = [&prefetch](const std::string& url) { return prefetch->file(url); };
+  phase.lap("plan.rocm.index");  // the version, the sdist and the layout
   therock::DevelExpansion expansion;
   additions.after_install = [&](std::vector<python::InstalledWheel>& wheels, const python::InstallScheme& scheme) {
     therock::own_shared_files(wheels, scheme.purelib.substr(1));
     if (!rocm.expand_devel) return;
     StoreArchiveOpener archives(store);
+    PhaseTimer timer;
     expansion = therock::expand_devel(archives, wheels, scheme.purelib.substr(1));
+    timer.lap("plan.rocm.devel-expansion");
   };
   if (rocm.expand_devel) {
     additions.on_installed = [&store](const python::InstalledWheel& wheel, const python::InstallScheme& scheme) {

@@ -26,6 +26,7 @@
 #include "plan/rocm_step.hpp"
 #include "plan/run_step.hpp"
 #include "store/cache_admin.hpp"
+#include "util/phase_timer.hpp"
 
 namespace rp {
 
@@ -70,7 +71,9 @@ void run_steps(BuildPlan& plan, const recipe::Recipe& recipe, const StepRunOptio
     if (!step->applies(recipe)) continue;
     StepContext context{recipe, plan, options.mode, options.store, options.downloads, step->name(), options.lock, options.strict};
     auto started = std::chrono::steady_clock::now();
+    PhaseTimer phase;
     StepOutput output = step->plan(context);
+    phase.lap("plan.step." + step->name());
     if (options.timings)
       options.timings->push_back(
           {step->name(), std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()});

@@ -138,7 +138,7 @@ uint64_t ContentStore::blob_size(const std::string& digest) const {
 }
 
 ContentStore::BlobWriter::BlobWriter(ContentStore& store, fs::path temp_dir)
-    : store_(store), file_(std::make_unique<AtomicFile>(temp_dir / "blob", 0444)), hasher_(file_.get()) {}
+    : store_(store), file_(std::make_unique<AtomicFile>(temp_dir / "blob", 0444)), hasher_(file_.get(), BackgroundHashingSink::Forward::kBlocks) {}
 
 void ContentStore::BlobWriter::write(const void* data, size_t size) {
   if (digest_) throw Error("internal error: a store blob was written to after its digest was taken");

@@ -8,6 +8,7 @@
 #include <memory>
 #include <set>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -192,13 +193,21 @@ void update_record(InstalledWheel& wheel, const std::set<std::string>& removed, 
   // No row twice (TheRock drops blank and duplicate rows when it rewrites a RECORD).
   std::set<std::string> listed;
   std::erase_if(rows, [&](const auto& r) { return r.path.empty() || !listed.insert(r.path).second; });
-  for (const auto& path : added)
-    if (listed.insert(relative(path)).second) rows.push_back({relative(path), "", ""});
+  for (const auto& path : added) {
+    std::string row = relative(path);
+    if (listed.insert(row).second) rows.push_back({std::move(row), "", ""});
+  }
   it->content = std::make_shared<InlineContent>(python::format_record(rows));
 
   std::erase_if(wheel.files, [&](const std::string& f) { return removed.count(f) > 0; });
+  // Both lists come sorted (`files` always is; `added` in the expansion's path order): merged, not
+  // sorted again (20,000 paths that differ only after a long common prefix).
+  auto old_end = static_cast<std::ptrdiff_t>(wheel.files.size());
   wheel.files.insert(wheel.files.end(), added.begin(), added.end());
-  std::sort(wheel.files.begin(), wheel.files.end());
+  if (std::is_sorted(wheel.files.begin(), wheel.files.begin() + old_end) && std::is_sorted(added.begin(), added.end()))
+    std::inplace_merge(wheel.files.begin(), wheel.files.begin() + old_end, wheel.files.end());
+  else
+    std::sort(wheel.files.begin(), wheel.files.end());
 }
 
 // The member's path in the image. Like `rocm-sdk init`, only the devel tree may come out of it.
@@ -223,7 +232,7 @@ struct Expander {
   DevelExpansion result;
   std::set<std::string> link_paths;     // every new symlink or hardlink, resolved at the end
   std::map<std::string, size_t> added;  // every new file or link -> the wheel whose RECORD lists it
-  std::map<std::string, size_t> move_to;  // hardlinks -> the wheel (layer) of the file they share
+  std::unordered_map<std::string, size_t> move_to;  // hardlinks -> the wheel (layer) of the file they share (looked up for every entry)
 
   Expander(std::vector<InstalledWheel>& w, std::string s) : wheels(w), site(std::move(s)), tree(w) {}
 

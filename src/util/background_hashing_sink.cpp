@@ -4,7 +4,8 @@
 
 namespace rp {
 
-BackgroundHashingSink::BackgroundHashingSink(ByteSink* next) : next_(next) {}
+BackgroundHashingSink::BackgroundHashingSink(ByteSink* next, Forward forward)
+    : next_(forward == Forward::kAtOnce ? next : nullptr), block_next_(forward == Forward::kBlocks ? next : nullptr) {}
 
 BackgroundHashingSink::~BackgroundHashingSink() {
   {
@@ -33,6 +34,7 @@ void BackgroundHashingSink::write_shared(const std::shared_ptr<const std::string
   if (next_) next_->write_shared(bytes);
   count_ += bytes->size();
   if (!current_.empty()) submit_current();  // the bytes before these are hashed first
+  if (block_next_) block_next_->write_shared(bytes);
   submit(Piece{{}, bytes});
 }
 
@@ -51,6 +53,7 @@ void BackgroundHashingSink::submit(Piece piece) {
 }
 
 void BackgroundHashingSink::submit_current() {
+  if (block_next_) block_next_->write(current_.data(), current_.size());
   submit(Piece{std::move(current_), nullptr});
   std::string next_block;
   {
@@ -88,6 +91,7 @@ void BackgroundHashingSink::hash_loop() {
 
 std::string BackgroundHashingSink::finish_digest() {
   if (!hasher_.joinable()) {  // under one block in all
+    if (block_next_ && !current_.empty()) block_next_->write(current_.data(), current_.size());
     sha256_.update(current_.data(), current_.size());
     return sha256_.finish_digest();
   }

@@ -24,8 +24,12 @@ namespace rp {
 
 class BackgroundHashingSink final : public ByteSink {
  public:
-  // Bytes go on to `next` (if any) at once, on the caller's thread, in order.
-  explicit BackgroundHashingSink(ByteSink* next = nullptr);
+  // How bytes go on to `next`: at once, as each write() brings them; or in the blocks the hasher
+  // gathers (kBlocks: up to 1 MiB each, the last ones by finish_digest()), which spares a file
+  // writer's own buffer its copy of every byte (a store blob: downloads, layers).
+  enum class Forward { kAtOnce, kBlocks };
+  // Bytes go on to `next` (if any) on the caller's thread, in order.
+  explicit BackgroundHashingSink(ByteSink* next = nullptr, Forward forward = Forward::kAtOnce);
   ~BackgroundHashingSink() override;  // stops the hasher; safe while unwinding from an exception
   BackgroundHashingSink(const BackgroundHashingSink&) = delete;
   BackgroundHashingSink& operator=(const BackgroundHashingSink&) = delete;
@@ -33,7 +37,8 @@ class BackgroundHashingSink final : public ByteSink {
   void write(const void* data, size_t size) override;
   void write_shared(const std::shared_ptr<const std::string>& bytes) override;
   uint64_t count() const { return count_; }
-  // Waits for every byte written so far to be hashed; returns "sha256:<hex>". Call once.
+  // Waits for every byte written so far to be hashed (and, with kBlocks, passes on the last block);
+  // returns "sha256:<hex>". Call once.
   std::string finish_digest();
 
  private:
@@ -56,6 +61,7 @@ class BackgroundHashingSink final : public ByteSink {
   void hash_loop();
 
   ByteSink* next_;
+  ByteSink* block_next_;  // next_ with Forward::kBlocks, else null
   uint64_t count_ = 0;
   std::string current_;  // the block being filled by write()
 

@@ -44,8 +44,11 @@ AtomicFile::AtomicFile(fs::path final_path, unsigned mode) : final_path_(std::mo
 AtomicFile::~AtomicFile() { abandon(); }
 
 void AtomicFile::flush_buffer() {
-  const char* p = buffer_.data();
-  size_t left = buffer_.size();
+  write_fully(buffer_.data(), buffer_.size());
+  buffer_.clear();
+}
+
+void AtomicFile::write_fully(const char* p, size_t left) {
   while (left) {
     ssize_t n = ::write(fd_, p, left);
     if (n < 0) {
@@ -56,16 +59,14 @@ void AtomicFile::flush_buffer() {
     p += n;
     left -= static_cast<size_t>(n);
   }
-  buffer_.clear();
 }
 
 void AtomicFile::write(const void* data, size_t size) {
   if (fd_ < 0) throw Error("write to a closed file " + final_path_.string());
   if (buffer_.size() + size > kWriteBuffer) flush_buffer();
   if (size >= kWriteBuffer) {
-    // Large writes go straight through: no extra copy.
-    buffer_.assign(static_cast<const char*>(data), size);
-    flush_buffer();
+    // Large writes go straight through: no extra copy (a store blob's 1 MiB blocks).
+    write_fully(static_cast<const char*>(data), size);
     return;
   }
   buffer_.append(static_cast<const char*>(data), size);

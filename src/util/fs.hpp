@@ -49,6 +49,7 @@ class AtomicFile final : public ByteSink {
 
  private:
   void flush_buffer();
+  void write_fully(const char* p, size_t size);
   fs::path final_path_;
   fs::path temp_path_;
   int fd_ = -1;

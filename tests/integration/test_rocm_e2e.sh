@@ -40,6 +40,15 @@ IMG="oci:$WORK/out:latest"
 digest1=$(build_digest "$WORK/rocm.yaml" -o "$IMG" --resolved "$WORK/resolved.json") \
   || fail "the rocm build failed"
 [ -n "$digest1" ] || fail "the build printed no digest"
+# Each rocm wheel was downloaded once: those prefetched while the base was read (the sdist pins
+# them) are not fetched again by the resolution's downloads, which wait for the prefetch. (Two
+# requests: the resolver's range read of the metadata, which the small mock wheels answer whole,
+# and the download.)
+static_stats idx | python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+wheels = {p: n for p, n in s["requests"].items() if p.endswith(".whl") and "rocm_sdk" in p}
+assert len(wheels) == 3 and all(n <= 2 for n in wheels.values()), wheels' || fail "a rocm wheel was not downloaded exactly once: $(static_stats idx)"
 
 # --- inside the image ---------------------------------------------------------------------------
 unpack "$WORK/out:latest" "$WORK/bundle"

@@ -15,15 +15,18 @@ TEST_CASE("background hashing sink: the same digest, count and forwarded bytes a
   std::string data(5u * 1024 * 1024 + 12345, '\0');
   for (auto& c : data) c = static_cast<char>(rng());
   // Write sizes that straddle the 1 MiB blocks, tiny and larger than a block.
-  for (size_t step : {size_t{1} << 20, size_t{4093}, size_t{3} << 20, data.size()}) {
-    CAPTURE(step);
-    rp::StringSink forwarded;
-    rp::BackgroundHashingSink sink(&forwarded);
-    for (size_t at = 0; at < data.size(); at += step) sink.write(data.data() + at, std::min(step, data.size() - at));
-    CHECK(sink.finish_digest() == rp::sha256_digest(data));
-    CHECK(sink.count() == data.size());
-    CHECK(forwarded.str() == data);
-  }
+  // Forwarded at once or in blocks (a store blob), the file gets every byte in order.
+  for (auto forward : {rp::BackgroundHashingSink::Forward::kAtOnce, rp::BackgroundHashingSink::Forward::kBlocks})
+    for (size_t step : {size_t{1} << 20, size_t{4093}, size_t{3} << 20, data.size(), size_t{1000}}) {
+      CAPTURE(step);
+      const std::string bytes = step == 1000 ? data.substr(0, 1000) : data;  // under one block in all
+      rp::StringSink forwarded;
+      rp::BackgroundHashingSink sink(&forwarded, forward);
+      for (size_t at = 0; at < bytes.size(); at += step) sink.write(bytes.data() + at, std::min(step, bytes.size() - at));
+      CHECK(sink.finish_digest() == rp::sha256_digest(bytes));
+      CHECK(sink.count() == bytes.size());
+      CHECK(forwarded.str() == bytes);
+    }
   rp::BackgroundHashingSink empty;
   CHECK(empty.finish_digest() == rp::sha256_digest(""));
 }
@@ -31,24 +34,26 @@ TEST_CASE("background hashing sink: the same digest, count and forwarded bytes a
 TEST_CASE("background hashing sink: shared buffers are hashed in stream order with the gathered writes") {
   // A tar stream's shape: a 512-byte header, a member's bytes (large ones in shared buffers, kept
   // rather than copied), padding; the writer drops each buffer as soon as write_shared returns.
-  std::mt19937 rng(11);
-  std::string data;
-  rp::StringSink forwarded;
-  rp::BackgroundHashingSink sink(&forwarded);
-  int i = 0;
-  for (size_t size : {size_t{512}, size_t{300} << 10, size_t{700}, size_t{2} << 20, size_t{1} << 20, size_t{10},
-                      size_t{256} << 10, size_t{(256 << 10) - 1}, size_t{20} << 20, size_t{3}, size_t{5} << 20}) {
-    std::string piece(size, '\0');
-    for (auto& c : piece) c = static_cast<char>(rng());
-    data += piece;
-    if (i++ % 2)
-      sink.write_shared(std::make_shared<const std::string>(std::move(piece)));
-    else
-      sink.write(piece.data(), piece.size());
+  for (auto forward : {rp::BackgroundHashingSink::Forward::kAtOnce, rp::BackgroundHashingSink::Forward::kBlocks}) {
+    std::mt19937 rng(11);
+    std::string data;
+    rp::StringSink forwarded;
+    rp::BackgroundHashingSink sink(&forwarded, forward);
+    int i = 0;
+    for (size_t size : {size_t{512}, size_t{300} << 10, size_t{700}, size_t{2} << 20, size_t{1} << 20, size_t{10},
+                        size_t{256} << 10, size_t{(256 << 10) - 1}, size_t{20} << 20, size_t{3}, size_t{5} << 20}) {
+      std::string piece(size, '\0');
+      for (auto& c : piece) c = static_cast<char>(rng());
+      data += piece;
+      if (i++ % 2)
+        sink.write_shared(std::make_shared<const std::string>(std::move(piece)));
+      else
+        sink.write(piece.data(), piece.size());
+    }
+    CHECK(sink.finish_digest() == rp::sha256_digest(data));
+    CHECK(sink.count() == data.size());
+    CHECK(forwarded.str() == data);
   }
-  CHECK(sink.finish_digest() == rp::sha256_digest(data));
-  CHECK(sink.count() == data.size());
-  CHECK(forwarded.str() == data);
 }
 
 TEST_CASE("background hashing sink: destroyed with shared buffers still queued (a build that failed)") {

@@ -54,6 +54,12 @@ TEST_CASE("wheel/record relative paths from site-packages") {
   CHECK(relative_path("/v/lib/python3.11/site-packages", "/v/lib/python3.11/site-packages/pip/x.py") == "pip/x.py");
   CHECK(relative_path("/usr/lib64/python3.11/site-packages", "/usr/include/python3.11/x/y.h") ==
         "../../../include/python3.11/x/y.h");
+  // Below `from` takes a shortcut; these must still come out as splitting gives them.
+  CHECK(relative_path("/a/b", "/a/b/c//d/") == "c/d");
+  CHECK(relative_path("/a/b", "/a/bc") == "../bc");
+  CHECK(relative_path("/a/b/", "/a/b/c") == "c");
+  CHECK(relative_path("/a/b", "/a/b") == ".");
+  CHECK(relative_path("/a/b", "/a/b/") == ".");
 }
 
 TEST_CASE("wheel/shebangs") {
