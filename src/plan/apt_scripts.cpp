@@ -5,6 +5,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "apt/dpkg_database.hpp"
 #include "apt/maintainer_scripts.hpp"
@@ -38,7 +39,7 @@ bool apt_scripts_run(const recipe::AptSection& section, const FileTree& installe
 
 LayerPlan maintainer_scripts_layer(const StepContext& context, const recipe::AptSection& section,
                                    const apt::InstalledDatabase& installed, const std::vector<apt::UnpackedPackage>& added,
-                                   const std::vector<LayerPlan>& apt_layers) {
+                                   const std::vector<LayerPlan>& apt_layers, SandboxLayers* sandbox) {
   const std::string origin = section.where.str() + " apt (maintainer scripts)";
   // The state dpkg leaves after unpacking: the new packages "unpacked", conffiles as .dpkg-new.
   std::vector<Entry> unpacked;
@@ -108,8 +109,9 @@ LayerPlan maintainer_scripts_layer(const StepContext& context, const recipe::Apt
     materialize_layer({gone}, root, ids);
   };
   spdlog::info("apt: running the maintainer scripts of {} packages in the sandbox", added.size());
-  SandboxLayers sandbox(context.plan, *context.store);
-  SandboxLayerResult result = sandbox.run(job, apt_layers);
+  std::optional<SandboxLayers> own;
+  if (!sandbox) sandbox = &own.emplace(context.plan, *context.store);
+  SandboxLayerResult result = sandbox->run(job, apt_layers);
   LayerPlan layer;
   layer.name = "apt-scripts";
   layer.created_by = "rockpack apt: maintainer scripts (preinst install, dpkg --configure --pending)";

@@ -10,6 +10,7 @@
 #include "apt/package_index.hpp"
 #include "apt/unpacked_package.hpp"
 #include "entries/file_tree.hpp"
+#include "plan/sandbox_layers.hpp"
 #include "plan/step.hpp"
 #include "recipe/model.hpp"
 
@@ -22,8 +23,10 @@ bool apt_scripts_run(const recipe::AptSection& section, const FileTree& installe
 
 // The scripts' layer: the state dpkg leaves after unpacking (the new packages "unpacked",
 // conffiles as .dpkg-new) prepared in the sandbox's root, then apt::configure_script run there.
+// `sandbox`: the step's, when it started writing the root early (SandboxLayers::start_root); else
+// one is made here.
 LayerPlan maintainer_scripts_layer(const StepContext& context, const recipe::AptSection& section,
                                    const apt::InstalledDatabase& installed, const std::vector<apt::UnpackedPackage>& added,
-                                   const std::vector<LayerPlan>& apt_layers);
+                                   const std::vector<LayerPlan>& apt_layers, SandboxLayers* sandbox = nullptr);
 
 }  // namespace rp
