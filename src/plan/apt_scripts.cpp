@@ -91,7 +91,7 @@ LayerPlan maintainer_scripts_layer(const StepContext& context, const recipe::Apt
   job.timeout_seconds = 3600;
   job.failure_hint = "a maintainer script failed: its output is above; use scripts: native to install without running them";
   job.prepare = [&, own_policy](const fs::path& root, const IdMapping& ids) {
-    materialize_layer(unpacked, root, ids);
+    materialize_layer(unpacked, root, ids, context.plan.source_date_epoch);
     struct stat st {};
     if (::lstat((root / "usr/sbin/policy-rc.d").c_str(), &st) == 0) return;  // the image has its own
     Entry policy;

@@ -116,7 +116,7 @@ void move_contents_to_store(std::vector<Entry>& entries, ContentStore& store) {
 // process's pid, so a killed build's copy is swept by the next one.
 class SandboxLayers::Workspace {
  public:
-  Workspace(const BuildPlan& plan, const ContentStore& store) {
+  Workspace(const BuildPlan& plan, const ContentStore& store) : mtime_(plan.source_date_epoch) {
     auto started = std::chrono::steady_clock::now();
     dir_ = temp_sibling(store.root() / "tmp" / "sandbox");
     root_ = dir_ / "rootfs";
@@ -133,7 +133,7 @@ class SandboxLayers::Workspace {
         materialize_archive(layer.get(), root_, layer.where(), ids_);
         layer.verify_digest();
       }
-      for (const auto& l : plan.layers) materialize_layer(l.entries, root_, ids_);
+      for (const auto& l : plan.layers) materialize_layer(l.entries, root_, ids_, mtime_);
       prepare_sandbox_rootfs(root_, ids_);
     } catch (...) {
       unregister_temporary(slot_);
@@ -165,7 +165,7 @@ class SandboxLayers::Workspace {
     bool changed = false;
     for (size_t i = applied_; i < own.size(); ++i)
       if (!made_here_.count(i)) {
-        materialize_layer(own[i].entries, root_, ids_);
+        materialize_layer(own[i].entries, root_, ids_, mtime_);
         changed = true;
       }
     applied_ = own.size();
@@ -182,6 +182,7 @@ class SandboxLayers::Workspace {
   TreeSnapshot& before() { return before_; }
 
  private:
+  int64_t mtime_;                  // the planned layers' files get the mtime the image gives them
   IdMapping ids_ = sandbox_ids();  // the root is owned by the ids the sandbox's user namespace maps
   int slot_ = -1;
   fs::path dir_;
