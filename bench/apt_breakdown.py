@@ -1,16 +1,15 @@
 #!/usr/bin/env python3
 """Where the time of bench/apt_latency_bench.sh goes, for rockpack and for apt-get.
 
-    apt_breakdown.py ROCKPACK_LOG PEER_TIMES DPKG_LOG CLK_TCK
+    apt_breakdown.py ROCKPACK_LOG PEER_TIMES DPKG_LOG
 
 ROCKPACK_LOG: `rockpack -v --log-format json build` output: each line has its time; the `phase ...`
 lines (util/phase_clock.hpp) give wall, CPU and child-process CPU of the apt step's phases, the
 `stage ...` lines the build's stages, and the `[apt scripts]` lines (dpkg's own output) when the
 maintainer scripts reached "Setting up" and "Processing triggers".
 PEER_TIMES: lines `start T`, `updated T`, `end T` (epoch seconds) written around apt-get update and
-install, and `pre T utime stime cutime cstime` / `post ...` written by DPkg::Pre-Invoke and
-Post-Invoke hooks (apt-get's /proc/PID/stat, in clock ticks: the children's CPU is dpkg's and the
-scripts').
+install, `pre T` / `post T` written by DPkg::Pre-Invoke and Post-Invoke hooks, and `dpkg T USER SYS`
+after each dpkg run (its and its maintainer scripts' CPU, as sh's `times` prints it).
 DPKG_LOG: the chroot's /var/log/dpkg.log (times to the second): the last `install` or `upgrade` line
 (one per package dpkg unpacks) ends the unpacking.
 """
@@ -79,32 +78,32 @@ def rockpack(path):
         print(f"      {'triggers (%d lines), ldconfig, normalisation' % len(triggers):<64} {script_end - first_trigger:7.2f}")
 
 
-def peer(times_path, dpkg_log, clk_tck):
-    marks, hooks = {}, {}
+def peer(times_path, dpkg_log):
+    marks, dpkg_cpu = {}, 0.0
     for line in open(times_path):
         parts = line.split()
         if len(parts) == 2:
-            marks[parts[0]] = float(parts[1])
-        elif len(parts) == 6 and parts[0] in ("pre", "post"):
-            hooks.setdefault(parts[0], (float(parts[1]), [int(x) for x in parts[2:]]))
+            marks.setdefault(parts[0], float(parts[1]))  # the first pre, the first post
+        elif len(parts) == 4 and parts[0] == "dpkg":  # dpkg T 0m1.23s 0m0.45s: its children's user, system
+            for t in parts[2:]:
+                m, sec = t.rstrip("s").split("m")
+                dpkg_cpu += int(m) * 60 + float(sec)
     if not {"start", "updated", "end"} <= marks.keys():
         print("  (apt-get's marks are missing)")
         return
     print("  apt-get (wall; CPU where measurable):")
     print(f"    {'apt-get update (InRelease, Packages, apt caches)':<66} {marks['updated'] - marks['start']:7.2f}")
-    if "pre" not in hooks or "post" not in hooks:
+    if "pre" not in marks or "post" not in marks:
         print(f"    {'apt-get install':<66} {marks['end'] - marks['updated']:7.2f}")
         return
-    pre_t, pre = hooks["pre"]
-    post_t, post = hooks["post"]
-    dpkg_cpu = ((post[2] + post[3]) - (pre[2] + pre[3])) / clk_tck
+    pre_t, post_t = marks["pre"], marks["post"]
     last_unpack = None
     for line in open(dpkg_log, errors="replace"):
         parts = line.split()
         if len(parts) >= 3 and parts[2] in ("install", "upgrade"):  # dpkg logs an unpack so
             last_unpack = calendar.timegm(time.strptime(parts[0] + " " + parts[1], "%Y-%m-%d %H:%M:%S"))
     print(f"    {'apt-get install: resolution and downloads (up to dpkg)':<66} {pre_t - marks['updated']:7.2f}")
-    print(f"    {'dpkg: unpack, configure, triggers (CPU: dpkg and its scripts)':<66} {post_t - pre_t:7.2f} {dpkg_cpu:7.2f}")
+    print(f"    {'dpkg: unpack, configure, triggers (CPU: every dpkg run with its scripts)':<66} {post_t - pre_t:7.2f} {dpkg_cpu:7.2f}")
     if last_unpack:
         # dpkg's log has whole seconds: the split is good to a second.
         print(f"    {'  of which unpacking (to the last unpack in dpkg.log, +-1 s)':<66} {last_unpack + 0.5 - pre_t:7.2f}")
@@ -114,7 +113,7 @@ def peer(times_path, dpkg_log, clk_tck):
 
 def main():
     rockpack(sys.argv[1])
-    peer(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    peer(sys.argv[2], sys.argv[3])
 
 
 if __name__ == "__main__":

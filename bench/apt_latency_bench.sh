@@ -150,20 +150,22 @@ read -r r1 c1 < <(requests)
 
 # --- apt-get update + install in a chroot of the same base -------------------------------------------------
 chroot_of local "$work/peer"
-# Where apt-get's time goes: when update ends, and the CPU apt-get's children (dpkg and the
-# maintainer scripts it runs) have used when dpkg starts and when it is done (/proc/PID/stat's
-# cutime and cstime, in clock ticks); dpkg's own log says when the unpacking ended.
-cat >"$work/peer/rootfs/usr/local/bin/bench-times" <<'SH'
+# Where apt-get's time goes: when update ends, when dpkg starts and ends (DPkg::Pre-Invoke and
+# Post-Invoke hooks), and the CPU of each dpkg run with its maintainer scripts (apt runs dpkg
+# through a wrapper that adds `times` of its children); dpkg's own log says when unpacking ended.
+cat >"$work/peer/rootfs/usr/local/bin/dpkg-timed" <<'SH'
 #!/bin/sh
-# $1 now, with the CPU of the apt-get above this hook (its children: dpkg and the scripts)
-p=$PPID
-while [ "$p" -gt 1 ] && [ "$(cat /proc/$p/comm)" != apt-get ]; do p=$(cut -d' ' -f4 /proc/$p/stat); done
-echo "$1 $(date +%s.%N) $(cut -d' ' -f14-17 /proc/$p/stat)" >>/var/log/bench-times
+/usr/bin/dpkg "$@"
+rc=$?
+times >/var/log/bench-dpkg-times  # in this shell: in a pipe, times would see a subshell's
+echo "dpkg $(date +%s.%N) $(tail -n 1 /var/log/bench-dpkg-times)" >>/var/log/bench-times
+exit $rc
 SH
-chmod 755 "$work/peer/rootfs/usr/local/bin/bench-times"
+chmod 755 "$work/peer/rootfs/usr/local/bin/dpkg-timed"
 cat >"$work/peer/rootfs/etc/apt/apt.conf.d/99bench-times" <<'CONF'
-DPkg::Pre-Invoke { "/usr/local/bin/bench-times pre"; };
-DPkg::Post-Invoke { "/usr/local/bin/bench-times post"; };
+Dir::Bin::dpkg "/usr/local/bin/dpkg-timed";
+DPkg::Pre-Invoke { "echo pre $(date +%s.%N) >>/var/log/bench-times"; };
+DPkg::Post-Invoke { "echo post $(date +%s.%N) >>/var/log/bench-times"; };
 CONF
 export work
 measure apt_get bash -c 'echo start $(date +%s.%N) >"$work/peer-times" && apt_get_in "$work/peer/rootfs" update &&
@@ -218,6 +220,5 @@ printf '  floor parts, measured alone: decompress the installed .debs'"'"' data 
   "$f_deb_w" "$f_deb_c" "$layer_mib" "$f_gz_w" "$f_gz_c"
 
 # --- where the time went ------------------------------------------------------------------------------
-python3 "$here/apt_breakdown.py" "$work/rockpack.out" "$work/peer-times" "$work/peer/rootfs/var/log/dpkg.log" \
-  "$(getconf CLK_TCK)"
+python3 "$here/apt_breakdown.py" "$work/rockpack.out" "$work/peer-times" "$work/peer/rootfs/var/log/dpkg.log"
 echo "  load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
