@@ -429,10 +429,14 @@ StepOutput plan_apt(const StepContext& context, const recipe::AptSection& sectio
   out.layers = package_layers(section, *record, installer, std::move(layer_inputs));
   clock.lap("apt install (members onto the image, dpkg database)");
   if (run_scripts) {
-    // The packages' layers are final now: written meanwhile, while the scripts keep one core busy.
-    if (context.prebuild)
-      for (const auto& l : out.layers) context.prebuild->start(context.plan, context.recipe, l);
-    out.layers.push_back(maintainer_scripts_layer(context, section, installed, added, out.layers, sandbox ? &*sandbox : nullptr));
+    // The packages' layers are final now. They are written while the scripts run (which keep about
+    // one core busy), not while the sandbox's root is written: that is on the scripts' path.
+    auto write_layers = [&] {
+      if (context.prebuild)
+        for (const auto& l : out.layers) context.prebuild->start(context.plan, context.recipe, l);
+    };
+    out.layers.push_back(
+        maintainer_scripts_layer(context, section, installed, added, out.layers, sandbox ? &*sandbox : nullptr, write_layers));
   }
   finish_output(out, record);
   return out;
