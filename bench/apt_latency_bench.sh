@@ -12,7 +12,7 @@
 # configuration (or ROCKPACK_DEBIAN_MIRROR): the figures do not depend on the network.
 # Needs root (chroot, the sandbox), debootstrap and umoci.
 #
-#   bench/apt_latency_bench.sh [build/rockpack]      LATENCY_MS=30
+#   bench/apt_latency_bench.sh [build/rockpack]      LATENCY_MS=30  APT_BENCH_MIRROR=DIR (kept copy)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 ROCKPACK=$(realpath "${1:-$here/../build/rockpack}")
@@ -90,7 +90,7 @@ chroot_of remote "$work/remote"
 cp /etc/resolv.conf "$work/remote/rootfs/etc/resolv.conf"
 apt_get_in "$work/remote/rootfs" update >/dev/null
 apt_get_in "$work/remote/rootfs" install -y --no-install-recommends --print-uris $PACKAGES >"$work/uris.txt"
-m="$work/mirror"
+m=${APT_BENCH_MIRROR:-$work/mirror}  # a kept directory makes a rerun copy only what changed
 python3 - "$work/plan.json" "$work/uris.txt" "$MIRROR" "$m" "$SUITES" <<'PY'
 import json, os, re, subprocess, sys
 plan, uris, mirror, out, suites = sys.argv[1:6]
@@ -143,14 +143,35 @@ base: oci:$work/base-local:base
 apt: {recommends: false, scripts: run, packages: [$(echo "$PACKAGES" | sed 's/ /, /g')]}
 YAML
 read -r r0 c0 < <(requests)
-measure rockpack "$ROCKPACK" --quiet build "$work/local.yaml" --cache-dir "$work/store" -o "oci:$work/rp:cold"
+# -v with JSON lines: every line has its time, and the phase and stage lines say where the time went
+measure rockpack "$ROCKPACK" -v --log-format json build "$work/local.yaml" --cache-dir "$work/store" -o "oci:$work/rp:cold"
 rp=$WALL rp_rss=$RSS rp_cpu=$(python3 -c "print(round($USR + $SYS, 1))")
 read -r r1 c1 < <(requests)
 
 # --- apt-get update + install in a chroot of the same base -------------------------------------------------
 chroot_of local "$work/peer"
+# Where apt-get's time goes: when update ends, when dpkg starts and ends (DPkg::Pre-Invoke and
+# Post-Invoke hooks), and the CPU of each dpkg run with its maintainer scripts (apt runs dpkg
+# through a wrapper that adds `times` of its children); dpkg's own log says when unpacking ended.
+cat >"$work/peer/rootfs/usr/local/bin/dpkg-timed" <<'SH'
+#!/bin/sh
+/usr/bin/dpkg "$@"
+rc=$?
+times >/var/log/bench-dpkg-times  # in this shell: in a pipe, times would see a subshell's
+echo "dpkg $(date +%s.%N) $(tail -n 1 /var/log/bench-dpkg-times)" >>/var/log/bench-times
+exit $rc
+SH
+chmod 755 "$work/peer/rootfs/usr/local/bin/dpkg-timed"
+cat >"$work/peer/rootfs/etc/apt/apt.conf.d/99bench-times" <<'CONF'
+Dir::Bin::dpkg "/usr/local/bin/dpkg-timed";
+DPkg::Pre-Invoke { "echo pre $(date +%s.%N) >>/var/log/bench-times"; };
+DPkg::Post-Invoke { "echo post $(date +%s.%N) >>/var/log/bench-times"; };
+CONF
 export work
-measure apt_get bash -c 'apt_get_in "$work/peer/rootfs" update && apt_get_in "$work/peer/rootfs" install -y --no-install-recommends '"$PACKAGES"
+measure apt_get bash -c 'echo start $(date +%s.%N) >"$work/peer-times" && apt_get_in "$work/peer/rootfs" update &&
+  echo updated $(date +%s.%N) >>"$work/peer-times" &&
+  apt_get_in "$work/peer/rootfs" install -y --no-install-recommends '"$PACKAGES"' && echo end $(date +%s.%N) >>"$work/peer-times"'
+cat "$work/peer/rootfs/var/log/bench-times" >>"$work/peer-times"
 ag=$WALL ag_rss=$RSS ag_cpu=$(python3 -c "print(round($USR + $SYS, 1))")
 read -r r2 c2 < <(requests)
 n_rp=$(python3 -c "import json; print(sum(1 for c in json.load(open('$work/plan.json'))['components'] if c.get('kind') == 'apt-package'))")
@@ -164,3 +185,40 @@ printf '  %-44s %8s s  %6s s CPU  %6s MiB peak RSS  %5s requests on %4s connecti
   "apt-get update + install (chroot)" "$ag" "$ag_cpu" "$ag_rss" "$((r2 - r1))" "$((c2 - c1))"
 printf '  packages: rockpack installs %s, the chroot then has %s in dpkg -l\n' "$n_rp" "$n_ag"
 python3 -c "print('  rockpack is %.1fx faster than apt-get' % ($ag / $rp))"
+
+# --- the floor: what any tool must do, measured alone --------------------------------------------------
+# Decompressing the data of the .debs rockpack installed (dpkg-deb, one after the other), and
+# compressing the tar of rockpack's largest layer (the packages' files) with pigz at gzip's level 6
+# on every core, from the page cache: what `tar | pigz` of the same tree costs a Docker-side build.
+floor() {  # NAME CMD...: "NAME wall cpu"
+  local rc=0
+  /usr/bin/time -f "%e %U %S" -o "$work/floor.time" "$@" >/dev/null 2>"$work/floor.err" || rc=$?
+  [ "$rc" -eq 0 ] || { cat "$work/floor.err" >&2; echo "apt_latency_bench: $1 failed" >&2; exit 1; }
+  read -r w u s <"$work/floor.time"
+  python3 -c "print('$w', round($u + $s, 2))"
+}
+python3 -c "
+import json, os
+for c in json.load(open('$work/plan.json'))['components']:
+    if c.get('kind') == 'apt-package' and c['url'].startswith('$MIRROR'.rstrip('/') + '/'):
+        print(os.path.join('$m', c['url'][len('$MIRROR'.rstrip('/')) + 1:]))
+" >"$work/installed-debs"
+read -r f_deb_w f_deb_c < <(floor bash -c 'while read -r d; do dpkg-deb --fsys-tarfile "$d"; done <"$0"' "$work/installed-debs")
+layer_blob=$(python3 -c "
+import json, os
+d = '$work/rp'
+idx = json.load(open(d + '/index.json'))
+man = json.load(open(d + '/blobs/sha256/' + idx['manifests'][0]['digest'].split(':')[1]))
+big = max(man['layers'], key=lambda l: l['size'])
+print(d + '/blobs/sha256/' + big['digest'].split(':')[1])")
+gzip -dc "$layer_blob" >"$work/layer.tar"
+cat "$work/layer.tar" >/dev/null
+read -r f_gz_w f_gz_c < <(floor pigz -6 -p "$(nproc)" -c "$work/layer.tar")
+layer_mib=$(( $(stat -c %s "$work/layer.tar") / 1048576 ))
+rm -f "$work/layer.tar"
+printf '  floor parts, measured alone: decompress the installed .debs'"'"' data %s s wall %s s CPU; pigz -6 of the %s MiB package layer %s s wall %s s CPU\n' \
+  "$f_deb_w" "$f_deb_c" "$layer_mib" "$f_gz_w" "$f_gz_c"
+
+# --- where the time went ------------------------------------------------------------------------------
+python3 "$here/apt_breakdown.py" "$work/rockpack.out" "$work/peer-times" "$work/peer/rootfs/var/log/dpkg.log"
+echo "  load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -99,7 +99,12 @@ AssembledImage assemble_layers(const CheckedRequest& request, BuildContext& cont
   LayerBuilder builder(context.store, layer_options, context.progress);
   auto phase = std::chrono::steady_clock::now();
   double cpu = cpu_seconds();
+  if (planned.background) planned.background->wait();
   AssembledImage assembled = assemble_image(planned.plan, builder);
+  // A layer written in the background during planning was built by this build, not found.
+  if (planned.background)
+    for (auto& l : assembled.new_layers)
+      if (l.from_cache && !l.from_external_cache && planned.background->wrote(l.layer.blob.digest)) l.from_cache = false;
   report_layer_counts(context, assembled, layer_cache);
   timings.assemble_seconds = seconds_since(phase);
   log_stage("layers", timings.assemble_seconds, cpu_seconds() - cpu);
@@ -239,6 +244,12 @@ PlannedBuild plan_build(const CheckedRequest& request, BuildContext& context) {
   if (lock) steps.lock = LockUse{&*lock, lock_path_for(r.recipe, r.lock_file, r.variant), true, {}};
   steps.strict = r.strict;
   steps.timings = &planned.timings.steps;
+  // Layers final before planning ends are written meanwhile (build/background_layers.hpp); not with
+  // a registry layer cache, which the assembly asks first.
+  if (!r.dry_run && !r.no_cache && r.cache_from.empty() && r.cache_to.empty()) {
+    planned.background = std::make_shared<BackgroundLayers>(context.store, request.compression, !r.compression.empty(), r.threads);
+    steps.prebuild = planned.background.get();
+  }
   auto phase = std::chrono::steady_clock::now();
   double cpu = cpu_seconds();
   LoadedPlan loaded = load_and_plan(r.recipe, r.set, plan_options, request.platform, steps, r.allow_paths, r.variant);

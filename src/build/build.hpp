@@ -9,6 +9,7 @@
 // build() runs all three.
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 
 #include "assemble/compression.hpp"
 #include "assemble/progress.hpp"
+#include "build/background_layers.hpp"
 #include "build/report.hpp"
 #include "image/image.hpp"
 #include "output/output_spec.hpp"
@@ -100,6 +102,9 @@ struct PlannedBuild {
   BuildPlan plan;
   Compression compression;  // the request's, else the recipe's compression:, else gzip
   BuildTimings timings;     // the base and every step's plan()
+  // Layers the steps had written while planning went on (build/background_layers.hpp); null when
+  // none could be (a dry run, --no-cache, a registry layer cache).
+  std::shared_ptr<BackgroundLayers> background;
 };
 // Loads the recipe and plans every step (pulling or importing the base; with request.dry_run
 // resolving without downloading; with --locked, from the lock's pins only).

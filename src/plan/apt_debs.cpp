@@ -1,6 +1,11 @@
 #include "plan/apt_debs.hpp"
 
+#include <condition_variable>
+#include <deque>
+#include <exception>
 #include <functional>
+#include <mutex>
+#include <thread>
 #include <memory>
 
 #include <nlohmann/json.hpp>
@@ -10,6 +15,7 @@
 #include "util/fs.hpp"
 #include "util/error.hpp"
 #include "util/parallel.hpp"
+#include "util/phase_clock.hpp"
 
 namespace rp {
 
@@ -66,22 +72,86 @@ PreparedDeb prepare_deb(ContentStore& store, const std::string& deb_digest, cons
   return out;
 }
 
+// Prepares .debs on workers of their own as they are handed over, while the downloads go on: the
+// CPU work of one .deb (decompressing its data.tar) overlaps the network's waits for the others. The
+// first failure stops the handing out (push() then throws it, which stops the downloads too);
+// finish() rethrows it; the destructor leaves nothing running.
+class PrepareWorkers {
+ public:
+  PrepareWorkers(unsigned workers, std::function<void(size_t)> prepare) : prepare_(std::move(prepare)) {
+    for (unsigned w = 0; w < workers; ++w) threads_.emplace_back([this] { work(); });
+  }
+  ~PrepareWorkers() { stop(true); }
+  void push(size_t i) {
+    std::lock_guard lock(mu_);
+    if (error_) std::rethrow_exception(error_);
+    queue_.push_back(i);
+    ready_.notify_one();
+  }
+  void finish() {
+    stop(false);
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  void work() {
+    for (;;) {
+      size_t i = 0;
+      {
+        std::unique_lock lock(mu_);
+        ready_.wait(lock, [&] { return !queue_.empty() || closed_; });
+        if (queue_.empty()) return;
+        i = queue_.front();
+        queue_.pop_front();
+      }
+      try {
+        prepare_(i);
+      } catch (...) {
+        std::lock_guard lock(mu_);
+        if (!error_) error_ = std::current_exception();
+        queue_.clear();
+      }
+    }
+  }
+  void stop(bool drop_queue) {
+    {
+      std::lock_guard lock(mu_);
+      closed_ = true;
+      if (drop_queue) queue_.clear();
+      ready_.notify_all();
+    }
+    for (auto& t : threads_)
+      if (t.joinable()) t.join();
+  }
+
+  std::function<void(size_t)> prepare_;
+  std::mutex mu_;
+  std::condition_variable ready_;
+  std::deque<size_t> queue_;
+  bool closed_ = false;
+  std::exception_ptr error_;
+  std::vector<std::thread> threads_;
+};
+
 }  // namespace
 
 std::vector<PreparedDeb> download_and_prepare_debs(ContentStore& store, const std::vector<DownloadJob>& jobs,
                                                    const apt::Resolution& resolution, const DownloadOptions& downloads) {
-  std::vector<DownloadResult> debs = download_all(store, jobs, downloads);
-  for (size_t i = 0; i < debs.size(); ++i)
-    if (debs[i].size != resolution.install[i].package.size)
-      throw Error(jobs[i].what + " has " + std::to_string(debs[i].size) + " bytes, its index says " +
+  PhaseClock clock;
+  std::vector<PreparedDeb> prepared(jobs.size());
+  std::vector<std::string> digests(jobs.size());  // each set before its index is pushed
+  PrepareWorkers workers(worker_count(), [&](size_t i) { prepared[i] = prepare_deb(store, digests[i], jobs[i].what + " (.deb)"); });
+  download_all(store, jobs, downloads, nullptr, [&](size_t i, const DownloadResult& deb) {
+    if (deb.size != resolution.install[i].package.size)
+      throw Error(jobs[i].what + " has " + std::to_string(deb.size) + " bytes, its index says " +
                       std::to_string(resolution.install[i].package.size),
                   "the mirror serves a .deb that does not match its index; nothing was installed");
-  // In parallel: decompressing data.tar is the CPU work.
-  std::vector<PreparedDeb> prepared(debs.size());
-  std::vector<std::function<void()>> work;
-  for (size_t i = 0; i < debs.size(); ++i)
-    work.push_back([&, i] { prepared[i] = prepare_deb(store, debs[i].digest, jobs[i].what + " (.deb)"); });
-  run_parallel(work, static_cast<int>(worker_count()));
+    digests[i] = deb.digest;
+    workers.push(i);
+  });
+  clock.lap("apt downloads (the first .debs prepared meanwhile)");
+  workers.finish();
+  clock.lap("apt .deb preparation after the last download (data.tar decompressed into the store)");
   return prepared;
 }
 

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "apt/dpkg_database.hpp"
 #include "apt/maintainer_scripts.hpp"
@@ -38,7 +39,8 @@ bool apt_scripts_run(const recipe::AptSection& section, const FileTree& installe
 
 LayerPlan maintainer_scripts_layer(const StepContext& context, const recipe::AptSection& section,
                                    const apt::InstalledDatabase& installed, const std::vector<apt::UnpackedPackage>& added,
-                                   const std::vector<LayerPlan>& apt_layers) {
+                                   const std::vector<LayerPlan>& apt_layers, SandboxLayers* sandbox,
+                                   const std::function<void()>& scripts_start) {
   const std::string origin = section.where.str() + " apt (maintainer scripts)";
   // The state dpkg leaves after unpacking: the new packages "unpacked", conffiles as .dpkg-new.
   std::vector<Entry> unpacked;
@@ -90,7 +92,8 @@ LayerPlan maintainer_scripts_layer(const StepContext& context, const recipe::Apt
   job.timeout_seconds = 3600;
   job.failure_hint = "a maintainer script failed: its output is above; use scripts: native to install without running them";
   job.prepare = [&, own_policy](const fs::path& root, const IdMapping& ids) {
-    materialize_layer(unpacked, root, ids);
+    if (scripts_start) scripts_start();
+    materialize_layer(unpacked, root, ids, context.plan.source_date_epoch);
     struct stat st {};
     if (::lstat((root / "usr/sbin/policy-rc.d").c_str(), &st) == 0) return;  // the image has its own
     Entry policy;
@@ -108,8 +111,9 @@ LayerPlan maintainer_scripts_layer(const StepContext& context, const recipe::Apt
     materialize_layer({gone}, root, ids);
   };
   spdlog::info("apt: running the maintainer scripts of {} packages in the sandbox", added.size());
-  SandboxLayers sandbox(context.plan, *context.store);
-  SandboxLayerResult result = sandbox.run(job, apt_layers);
+  std::optional<SandboxLayers> own;
+  if (!sandbox) sandbox = &own.emplace(context.plan, *context.store);
+  SandboxLayerResult result = sandbox->run(job, apt_layers);
   LayerPlan layer;
   layer.name = "apt-scripts";
   layer.created_by = "rockpack apt: maintainer scripts (preinst install, dpkg --configure --pending)";

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "apt/copyright.hpp"
@@ -20,8 +21,10 @@
 #include "plan/apt_resolution.hpp"
 #include "plan/apt_scripts.hpp"
 #include "plan/lock_plan.hpp"
+#include "plan/sandbox_layers.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
+#include "util/phase_clock.hpp"
 #include "util/strings.hpp"
 
 namespace rp {
@@ -328,6 +331,7 @@ StepOutput plan_apt(const StepContext& context, const recipe::AptSection& sectio
   StepOutput out;
   // validate: the section's requests and sources were checked as the recipe loaded.
   if (context.mode == StepMode::kOffline) return out;
+  PhaseClock clock;  // the -v log's "phase apt ..." lines: where the step's time goes
   const std::string arch = context.platform().architecture;
   RootfsView view = context.rootfs(apt_file_of_interest);
 
@@ -337,6 +341,7 @@ StepOutput plan_apt(const StepContext& context, const recipe::AptSection& sectio
   out.lock_inputs = apt_lock_inputs(section, sources.entries);
   for (const auto& [category, values] : out.lock_inputs) check_locked_inputs(context.lock, context.step, category, values);
   AptIndexes indexes = verified_indexes(context, sources, view, arch);
+  clock.lap("apt indexes");
   auto record = std::make_shared<AptRecord>();
   for (const auto& s : indexes.sources) record->sources.push_back({s.entry.describe(), s.signed_by});
   for (const auto& s : indexes.sources) out.lock_pins["release " + s.entry.describe()] = s.release_sha256;
@@ -358,6 +363,7 @@ StepOutput plan_apt(const StepContext& context, const recipe::AptSection& sectio
   resolution_inputs.merged_usr = !merged_usr.empty();
   apt::Resolution resolution = resolve_apt_cached(resolution_inputs, indexes, view, *context.store);
   record->already_installed = resolution.already_installed;
+  clock.lap("apt resolution");
 
   // Records, downloads, layer names.
   std::vector<DownloadJob> jobs = record_packages(*record, indexes, resolution);
@@ -376,9 +382,20 @@ StepOutput plan_apt(const StepContext& context, const recipe::AptSection& sectio
     return out;
   }
 
+  // With scripts to run on new packages (a .deb not in the store yet: their layer cannot be cached),
+  // the sandbox's root gets the image so far meanwhile, on the cores the downloads leave idle.
+  std::optional<SandboxLayers> sandbox;
+  if (section.scripts == recipe::AptScripts::kRun &&
+      std::any_of(resolution.install.begin(), resolution.install.end(),
+                  [&](const auto& r) { return !context.store->contains("sha256:" + r.package.sha256); })) {
+    sandbox.emplace(context.plan, *context.store);
+    sandbox->start_root();
+  }
+
   // Downloads and .deb preparation, then the install: the installer maps members onto the image
   // (merged /usr, owners, Replaces), and each package's license is read from what it installed.
   std::vector<PreparedDeb> prepared = download_and_prepare_debs(*context.store, jobs, resolution, context.downloads);
+  clock = PhaseClock();
   view.add_entries(merged_usr);
   apt::Installer installer(view);
   for (size_t i = 0; i < prepared.size(); ++i)
@@ -410,7 +427,17 @@ StepOutput plan_apt(const StepContext& context, const recipe::AptSection& sectio
   layer_inputs.database = dpkg_database(view, installed, added, installer);
   layer_inputs.effects = std::move(effects.entries);
   out.layers = package_layers(section, *record, installer, std::move(layer_inputs));
-  if (run_scripts) out.layers.push_back(maintainer_scripts_layer(context, section, installed, added, out.layers));
+  clock.lap("apt install (members onto the image, dpkg database)");
+  if (run_scripts) {
+    // The packages' layers are final now. They are written while the scripts run (which keep about
+    // one core busy), not while the sandbox's root is written: that is on the scripts' path.
+    auto write_layers = [&] {
+      if (context.prebuild)
+        for (const auto& l : out.layers) context.prebuild->start(context.plan, context.recipe, l);
+    };
+    out.layers.push_back(
+        maintainer_scripts_layer(context, section, installed, added, out.layers, sandbox ? &*sandbox : nullptr, write_layers));
+  }
   finish_output(out, record);
   return out;
 }

@@ -15,4 +15,7 @@ struct AssembledImage {
 
 AssembledImage assemble_image(const BuildPlan& plan, LayerBuilder& builder);
 
+// What names `layer` across builds (LayerBuilder::build's lineage): the recipe, its variant, the layer.
+std::string layer_lineage(const BuildPlan& plan, const LayerPlan& layer);
+
 }  // namespace rp

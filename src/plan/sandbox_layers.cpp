@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <thread>
+#include <utility>
 
 #include "assemble/store_content.hpp"
 #include "image/layer_archive.hpp"
@@ -21,6 +22,7 @@
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/parallel.hpp"
+#include "util/phase_clock.hpp"
 #include "util/strings.hpp"
 #include "util/temp_files.hpp"
 
@@ -114,7 +116,7 @@ void move_contents_to_store(std::vector<Entry>& entries, ContentStore& store) {
 // process's pid, so a killed build's copy is swept by the next one.
 class SandboxLayers::Workspace {
  public:
-  Workspace(const BuildPlan& plan, const ContentStore& store) {
+  Workspace(const BuildPlan& plan, const ContentStore& store) : mtime_(plan.source_date_epoch) {
     auto started = std::chrono::steady_clock::now();
     dir_ = temp_sibling(store.root() / "tmp" / "sandbox");
     root_ = dir_ / "rootfs";
@@ -131,7 +133,7 @@ class SandboxLayers::Workspace {
         materialize_archive(layer.get(), root_, layer.where(), ids_);
         layer.verify_digest();
       }
-      for (const auto& l : plan.layers) materialize_layer(l.entries, root_, ids_);
+      for (const auto& l : plan.layers) materialize_layer(l.entries, root_, ids_, mtime_);
       prepare_sandbox_rootfs(root_, ids_);
     } catch (...) {
       unregister_temporary(slot_);
@@ -149,8 +151,12 @@ class SandboxLayers::Workspace {
       return;
     }
     unregister_temporary(slot_);
+    auto started = std::chrono::steady_clock::now();
     std::error_code ec;
     fs::remove_all(dir_, ec);
+    // On a busy disk this is no small part of a build: every file of the image is unlinked.
+    spdlog::debug("sandbox: removed the sandbox's root in {:.1f} s",
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   }
 
   // Brings the root up to the plan's image plus `own`: the layers not applied yet are written,
@@ -159,7 +165,7 @@ class SandboxLayers::Workspace {
     bool changed = false;
     for (size_t i = applied_; i < own.size(); ++i)
       if (!made_here_.count(i)) {
-        materialize_layer(own[i].entries, root_, ids_);
+        materialize_layer(own[i].entries, root_, ids_, mtime_);
         changed = true;
       }
     applied_ = own.size();
@@ -176,6 +182,7 @@ class SandboxLayers::Workspace {
   TreeSnapshot& before() { return before_; }
 
  private:
+  int64_t mtime_;                  // the planned layers' files get the mtime the image gives them
   IdMapping ids_ = sandbox_ids();  // the root is owned by the ids the sandbox's user namespace maps
   int slot_ = -1;
   fs::path dir_;
@@ -194,13 +201,33 @@ SandboxLayers::SandboxLayers(const BuildPlan& plan, ContentStore& store) : plan_
   plan_identity_ = h.finish_digest();
 }
 
-SandboxLayers::~SandboxLayers() = default;
+SandboxLayers::~SandboxLayers() {
+  if (root_writer_.joinable()) root_writer_.join();
+}
+
+void SandboxLayers::start_root() {
+  if (workspace_ || root_writer_.joinable()) return;
+  root_writer_ = std::thread([this] {
+    try {
+      workspace_ = std::make_unique<Workspace>(plan_, store_);
+    } catch (...) {
+      root_error_ = std::current_exception();
+    }
+  });
+}
+
+void SandboxLayers::finish_root() {
+  if (!root_writer_.joinable()) return;
+  root_writer_.join();
+  if (root_error_) std::rethrow_exception(std::exchange(root_error_, nullptr));
+}
 
 struct SandboxLayers::Prepared {
   SandboxCommand command;
 };
 
 SandboxLayers::Prepared SandboxLayers::prepare(const SandboxJob& job, const std::vector<LayerPlan>& own_layers) {
+  finish_root();
   if (!workspace_) workspace_ = std::make_unique<Workspace>(plan_, store_);
   workspace_->sync(own_layers);
   const fs::path& root = workspace_->root();
@@ -269,7 +296,9 @@ SandboxLayerResult SandboxLayers::run(const SandboxJob& job, const std::vector<L
     }
   }
 
+  PhaseClock clock;
   Prepared prepared = prepare(job, own_layers);
+  clock.lap("sandbox root (" + job.name + ")");
   const fs::path& root = workspace_->root();
   const SandboxCommand& command = prepared.command;
   auto started = std::chrono::steady_clock::now();
@@ -287,6 +316,7 @@ SandboxLayerResult SandboxLayers::run(const SandboxJob& job, const std::vector<L
     throw Error(job.origin + ": the command " + what + (tail.empty() ? "" : "; its last lines:" + tail),
                 ran.timed_out ? "raise the timeout (seconds), or make the command faster" : job.failure_hint);
   }
+  clock.lap("sandbox command (" + job.name + ")");
   if (job.cleanup) job.cleanup(root, workspace_->ids());
   auto measured = std::chrono::steady_clock::now();
   TreeSnapshot after = snapshot_tree(root);
@@ -308,6 +338,7 @@ SandboxLayerResult SandboxLayers::run(const SandboxJob& job, const std::vector<L
   workspace_->before() = std::move(after);
   workspace_->made_here(own_layers.size());
   double diff_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - measured).count();
+  clock.lap("sandbox diff (" + job.name + ")");
   spdlog::info("{}: done in {:.2f} s, {} paths changed (found and stored in {:.2f} s)", job.name, result.seconds,
                result.entries.size(), diff_seconds);
   return result;

@@ -9,7 +9,9 @@
 // workdir, network, the litter options and the caller's extra inputs.
 #include <functional>
 #include <memory>
+#include <exception>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "plan/plan.hpp"
@@ -58,7 +60,12 @@ struct SandboxCheckResult {
 class SandboxLayers {
  public:
   SandboxLayers(const BuildPlan& plan, ContentStore& store);
-  ~SandboxLayers();
+  ~SandboxLayers();  // waits for start_root's thread
+  // Starts writing the image so far (the plan's base and layers) into the root on a thread of its
+  // own, so that it overlaps the caller's other work (the apt step's downloads); the first run() or
+  // check() waits for it and reports its failure. Worth it only when a job will run: a build whose
+  // jobs are all cached would write the root for nothing.
+  void start_root();
   // Runs `job` (or finds its layer in the store) on the plan's image with `own_layers` on top: the
   // layers the calling step made so far, in order, each of them earlier results of this object or
   // other planned layers. Throws rp::Error with the exit code and the last lines of output when the
@@ -77,6 +84,9 @@ class SandboxLayers {
   ContentStore& store_;
   std::string plan_identity_;
   std::unique_ptr<Workspace> workspace_;
+  std::thread root_writer_;        // start_root's
+  std::exception_ptr root_error_;  // what it threw
+  void finish_root();              // joins it; rethrows its failure
 };
 
 }  // namespace rp

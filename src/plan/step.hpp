@@ -19,6 +19,7 @@
 
 #include "fetch/downloader.hpp"
 #include "image/rootfs_view.hpp"
+#include "plan/layer_prebuild.hpp"
 #include "plan/lock_file.hpp"
 #include "plan/plan.hpp"
 #include "recipe/model.hpp"
@@ -76,6 +77,7 @@ struct StepContext {
   std::string step;  // the running step's name (run_steps sets it): its entry in the lock file
   LockUse lock;      // build --locked, lock --update: the locked pins (none by default)
   bool strict = false;  // StepRunOptions::strict
+  LayerPrebuild* prebuild = nullptr;  // StepRunOptions::prebuild
 
   const Platform& platform() const { return recipe.platform; }
   // The running step's lock entry, or null (no lock, or nothing locked for the step).

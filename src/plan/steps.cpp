@@ -69,7 +69,8 @@ void run_steps(BuildPlan& plan, const recipe::Recipe& recipe, const StepRunOptio
   check_locked_base(options.lock, plan);
   for (const auto& step : build_steps()) {
     if (!step->applies(recipe)) continue;
-    StepContext context{recipe, plan, options.mode, options.store, options.downloads, step->name(), options.lock, options.strict};
+    StepContext context{recipe, plan, options.mode, options.store, options.downloads, step->name(), options.lock, options.strict,
+                        options.prebuild};
     auto started = std::chrono::steady_clock::now();
     PhaseTimer phase;
     StepOutput output = step->plan(context);

@@ -27,6 +27,9 @@ struct StepRunOptions {
   // a wheel member that does not match its RECORD hash).
   bool strict = false;
   LockUse lock;  // build --locked (strict), lock --update; none by default
+  // When set, a step may hand it layers that are final before the step ends, to be written while
+  // the step goes on (plan/layer_prebuild.hpp). Not owned.
+  LayerPrebuild* prebuild = nullptr;
 
   // `validate`: the checks that need no network and no store (StepMode::kOffline).
   static StepRunOptions offline() {

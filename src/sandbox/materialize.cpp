@@ -56,6 +56,7 @@ struct Member {
   std::string link;  // symlink target as written; hardlink target path (relative)
   std::map<std::string, std::string> xattrs;
   std::string origin;
+  std::optional<int64_t> mtime;  // files and symlinks; unset: the time of writing
 };
 
 // Writes into a root directory the way a container runtime extracts a layer: symlinks in a path's
@@ -170,6 +171,10 @@ class RootWriter {
           (void)::fsetxattr(fd.get(), key.c_str(), value.data(), value.size(), 0);  // best effort: tmpfs lacks some
         if (::fchown(fd.get(), ids_.uids.to_host(m.uid), ids_.gids.to_host(m.gid)) != 0 && is_root_) fail(m, strerror(errno));
         if (::fchmod(fd.get(), mode) != 0) fail(m, strerror(errno));  // after chown, which clears setuid
+        if (m.mtime) {
+          const timespec times[2] = {{*m.mtime, 0}, {*m.mtime, 0}};
+          if (::futimens(fd.get(), times) != 0) fail(m, strerror(errno));
+        }
         break;
       }
       case EntryType::kSymlink:
@@ -178,9 +183,13 @@ class RootWriter {
         if (::fchownat(d, name.c_str(), ids_.uids.to_host(m.uid), ids_.gids.to_host(m.gid), AT_SYMLINK_NOFOLLOW) != 0 &&
             is_root_)
           fail(m, strerror(errno));
+        if (m.mtime) {
+          const timespec times[2] = {{*m.mtime, 0}, {*m.mtime, 0}};
+          (void)::utimensat(d, name.c_str(), times, AT_SYMLINK_NOFOLLOW);  // best effort: nothing reads a link's
+        }
         break;
       case EntryType::kHardlink: {
-        Member target{m.link, EntryType::kFile, 0, 0, 0, {}, {}, m.origin};
+        Member target{m.link, EntryType::kFile, 0, 0, 0, {}, {}, m.origin, {}};
         std::string target_name;
         UniqueFd target_dir = parent(target, target_name);
         remove(d, name, false);
@@ -227,7 +236,7 @@ constexpr const char* kOpaque = ".wh..wh..opq";
 
 // Removes every child of `dir` (relative) except those named in `keep`.
 void clear_directory(RootWriter& writer, const std::string& dir, const std::set<std::string>& keep, const std::string& origin) {
-  Member marker{dir + "/" + kOpaque, EntryType::kFile, 0, 0, 0, {}, {}, origin};
+  Member marker{dir + "/" + kOpaque, EntryType::kFile, 0, 0, 0, {}, {}, origin, {}};
   std::string ignored;
   UniqueFd d = writer.parent(marker, ignored, false);
   if (d.get() < 0) return;
@@ -300,7 +309,8 @@ std::optional<uint32_t> lookup(const std::optional<std::string>& text, const std
 
 }  // namespace
 
-void materialize_layer(const std::vector<Entry>& entries, const fs::path& root, const IdMapping& ids) {
+void materialize_layer(const std::vector<Entry>& entries, const fs::path& root, const IdMapping& ids,
+                       std::optional<int64_t> mtime) {
   RootWriter writer(root, ids);
   // Whiteouts hide what lower layers hold, never what this layer itself adds: apply them first.
   for (const auto& e : entries) {
@@ -311,7 +321,7 @@ void materialize_layer(const std::vector<Entry>& entries, const fs::path& root, 
   }
   for (const auto& e : entries) {
     if (path_base(e.path).rfind(".wh.", 0) == 0) continue;
-    Member m{e.path, e.type, e.mode, e.uid, e.gid, e.link_target, e.xattrs, e.origin};
+    Member m{e.path, e.type, e.mode, e.uid, e.gid, e.link_target, e.xattrs, e.origin, mtime};
     writer.write(m, [&](int fd, const std::string& where) {
       FdSink sink(fd, where);
       if (e.content) e.content->write_to(sink);
@@ -356,6 +366,7 @@ void materialize_archive(archive* a, const fs::path& root, const std::string& wh
     m.mode = archive_entry_perm(e) & 07777;
     m.uid = static_cast<uint32_t>(archive_entry_uid(e));
     m.gid = static_cast<uint32_t>(archive_entry_gid(e));
+    if (archive_entry_mtime_is_set(e)) m.mtime = static_cast<int64_t>(archive_entry_mtime(e));
     auto type = archive_member_type(e);
     if (!type) continue;  // devices and fifos: the sandbox brings its own /dev
     m.type = *type;

@@ -7,6 +7,7 @@
 // (openat2 RESOLVE_IN_ROOT), so an image can never make rockpack write outside `root`.
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,12 +19,16 @@ struct archive;  // libarchive's reader handle
 namespace rp {
 
 // Owners are written through `ids` (a sandbox's user namespace: container root becomes its host id);
-// the default writes them as they are.
-void materialize_layer(const std::vector<Entry>& entries, const std::filesystem::path& root, const IdMapping& ids = {});
+// the default writes them as they are. `mtime`: the modification time files and symlinks get, the
+// one the layer writer gives every entry (SOURCE_DATE_EPOCH): what a command reads from it -- a
+// .pyc's record of its source's mtime -- then holds in the image and is the same on every build.
+// Without it they keep the time they were written.
+void materialize_layer(const std::vector<Entry>& entries, const std::filesystem::path& root, const IdMapping& ids = {},
+                       std::optional<int64_t> mtime = std::nullopt);
 
 // The same for a layer tar read with libarchive (a base image's layer): every member up to the end
-// of the archive. Devices and fifos are skipped (the sandbox mounts its own /dev); members with ".."
-// are skipped. Throws rp::Error naming `where` for an unreadable archive.
+// of the archive, with its own mtime. Devices and fifos are skipped (the sandbox mounts its own
+// /dev); members with ".." are skipped. Throws rp::Error naming `where` for an unreadable archive.
 void materialize_archive(::archive* a, const std::filesystem::path& root, const std::string& where,
                          const IdMapping& ids = {});
 

@@ -49,6 +49,8 @@ name: run-test
 base: oci:$WORK/img:base
 symlinks:
 $(cat tools.txt)
+files:
+  - {content: "planned\\n", dest: /etc/planned}
 env:
   FROM_RECIPE: recipe-value
 run:
@@ -57,6 +59,7 @@ run:
     env: {FROM_ITEM: item-value}
     shell: |
       echo hello-from-edit
+      busybox stat -c %Y /etc/keep /etc/planned > /etc/mtimes
       echo new > /etc/new
       echo changed > /etc/change
       rm /etc/gone
@@ -93,6 +96,9 @@ assert_eq "$(cat $R/home/u/uid)" "1000" "user: runs the command as that uid"
 assert_eq "$(cat $R/home/u/pwd)" "/home/u/work-made" "workdir: is the command's working directory (made when missing)"
 assert_eq "$(stat -c %u:%g $R/home/u/uid)" "1000:1000" "a file the user wrote keeps its owner"
 assert_eq "$(cat $R/etc/second)" "second" "a command: item"
+# What a command reads of the image's files is what the image has: a base file's and a planned
+# file's mtime are SOURCE_DATE_EPOCH (a .pyc compiled there then matches its source in the image).
+assert_eq "$(cat $R/etc/mtimes | tr '\n' ' ')" "1700000000 1700000000 " "files in the sandbox have the image's mtimes"
 
 # The layers themselves: one per item, the whiteout and the opaque marker in the first.
 python3 - "$WORK/img" >layers.txt <<'EOF'
