@@ -151,7 +151,7 @@ if [ "$scaling" = 1 ]; then
         measure "scale_${c}_$set" taskset -c "$set" "$ROCKPACK" -v build recipe.yaml --compression "$c" \
           -o "oci:$work/img-s:t" --cache-dir "$work/store-s"
         stages=$(sed -n 's/^debug: stage \([a-z]*\): \([0-9.]*\) s wall, \([0-9.]*\) s CPU.*/\1=\2\/\3/p' "$work/scale_${c}_$set.out" | paste -sd ' ' -)
-        # The plan's phases, one after the other (util/phase_timer.hpp): "phase-downloads=1.02/1.60".
+        # The plan's phases, one after the other (util/phase_clock.hpp): "phase-downloads=1.02/1.60".
         stages+=" $(sed -n 's/^debug: phase plan\.\(python\|rocm\)\.\([a-z-]*\): \([0-9.]*\) s wall, \([0-9.]*\) s CPU.*/phase-\2=\3\/\4/p' "$work/scale_${c}_$set.out" | paste -sd ' ' -)"
         workers=$(sed -n 's/^debug: workers: \([0-9]*\) worker.*/\1/p' "$work/scale_${c}_$set.out" | head -n 1)
         echo "$c $set $WALL $USR $SYS $RSS $workers $stages" >>"$work/scaling"

@@ -8,7 +8,7 @@
 #include <iterator>
 
 #include "util/error.hpp"
-#include "util/phase_timer.hpp"
+#include "util/phase_clock.hpp"
 
 namespace rp::build {
 
@@ -62,7 +62,7 @@ LoadedPlan load_and_plan(const std::string& recipe_file, const std::vector<std::
   plan_options.source_date_epoch = load.source_date_epoch.value_or(0);
   check_lock(recipe, steps);  // a stale lock is refused before the base is pulled
   auto started = std::chrono::steady_clock::now();
-  PhaseTimer phase;
+  PhaseClock phase;
   BuildPlan plan = make_plan(recipe, plan_options);  // pulls or imports the base
   if (steps.timings)
     steps.timings->push_back({"base", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()});

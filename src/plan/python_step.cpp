@@ -34,7 +34,7 @@
 #include "util/digest.hpp"
 #include "util/error.hpp"
 #include "util/parallel.hpp"
-#include "util/phase_timer.hpp"
+#include "util/phase_clock.hpp"
 #include "util/strings.hpp"
 
 namespace rp {
@@ -497,7 +497,7 @@ python::InstalledWheel install_one(const StepContext& context, const python::Res
                                    const DownloadedWheel& wheel, const InstallTarget& target,
                                    const PythonAdditions& additions) {
   ContentStore& store = *context.store;
-  PhaseTimer timer;
+  PhaseClock timer;
   python::InstallOptions o;
   o.filename = wheel.artifact.filename;
   o.requested = resolved.requested;
@@ -773,7 +773,7 @@ PythonStepResult plan_python(const StepContext& context, const recipe::PythonSec
   const StepLock* locked = context.locked();
   const bool strict_lock = locked && context.lock.strict;
 
-  PhaseTimer phase;
+  PhaseClock phase;
   PlannedInterpreter interp = plan_interpreter(context, py);  // waits for the base's check, which reads it
   phase.lap("plan.python.interpreter");
   if (interp.layer) result.layers.push_back(std::move(*interp.layer));

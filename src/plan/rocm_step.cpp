@@ -31,7 +31,7 @@
 #include "therock/rocm_package.hpp"
 #include "util/digest.hpp"
 #include "util/error.hpp"
-#include "util/phase_timer.hpp"
+#include "util/phase_clock.hpp"
 #include "util/strings.hpp"
 
 namespace rp {
@@ -338,7 +338,7 @@ StepOutput RocmStep::plan(const StepContext& context) const {
   }
   const std::vector<std::string> families = indexes.per_family_url ? therock::families_for(rocm.targets) : std::vector<std::string>{};
   ContentStore& store = *context.store;
-  PhaseTimer phase;
+  PhaseClock phase;
   // What the section asks for, as the lock records it; a locked build stops here when it differs.
   std::vector<std::string> lock_inputs = {"version " + rocm.version, "targets " + join(rocm.targets, ";"),
                                           "components " + join(rocm.components, ","),
@@ -440,7 +440,7 @@ StepOutput RocmStep::plan(const StepContext& context) const {
     therock::own_shared_files(wheels, scheme.purelib.substr(1));
     if (!rocm.expand_devel) return;
     StoreArchiveOpener archives(store);
-    PhaseTimer timer;
+    PhaseClock timer;
     expansion = therock::expand_devel(archives, wheels, scheme.purelib.substr(1));
     timer.lap("plan.rocm.devel-expansion");
   };

@@ -26,7 +26,7 @@
 #include "plan/rocm_step.hpp"
 #include "plan/run_step.hpp"
 #include "store/cache_admin.hpp"
-#include "util/phase_timer.hpp"
+#include "util/phase_clock.hpp"
 
 namespace rp {
 
@@ -72,7 +72,7 @@ void run_steps(BuildPlan& plan, const recipe::Recipe& recipe, const StepRunOptio
     StepContext context{recipe, plan, options.mode, options.store, options.downloads, step->name(), options.lock, options.strict,
                         options.prebuild};
     auto started = std::chrono::steady_clock::now();
-    PhaseTimer phase;
+    PhaseClock phase;
     StepOutput output = step->plan(context);
     phase.lap("plan.step." + step->name());
     if (options.timings)

@@ -20,6 +20,10 @@ CpuTimes cpu_times_now() {
 
 PhaseClock::PhaseClock() : wall_(std::chrono::steady_clock::now()), cpu_(cpu_times_now()) {}
 
+double PhaseClock::wall_seconds() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_).count();
+}
+
 void PhaseClock::lap(const std::string& phase) {
   auto now = std::chrono::steady_clock::now();
   CpuTimes cpu = cpu_times_now();

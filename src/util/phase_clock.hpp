@@ -20,6 +20,8 @@ class PhaseClock {
   PhaseClock();
   // Logs the phase since the last lap (or the clock's start) at debug level, and starts the next.
   void lap(const std::string& phase);
+  // Wall seconds since the last lap (or the clock's start).
+  double wall_seconds() const;
 
  private:
   std::chrono::steady_clock::time_point wall_;
