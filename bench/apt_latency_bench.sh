@@ -13,6 +13,7 @@
 # Needs root (chroot, the sandbox), debootstrap and umoci.
 #
 #   bench/apt_latency_bench.sh [build/rockpack]      LATENCY_MS=30  APT_BENCH_MIRROR=DIR (kept copy)
+#                                                    COMPRESSION=zstd (rockpack's layers; default: gzip)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 ROCKPACK=$(realpath "${1:-$here/../build/rockpack}")
@@ -144,7 +145,8 @@ apt: {recommends: false, scripts: run, packages: [$(echo "$PACKAGES" | sed 's/ /
 YAML
 read -r r0 c0 < <(requests)
 # -v with JSON lines: every line has its time, and the phase and stage lines say where the time went
-measure rockpack "$ROCKPACK" -v --log-format json build "$work/local.yaml" --cache-dir "$work/store" -o "oci:$work/rp:cold"
+measure rockpack "$ROCKPACK" -v --log-format json build "$work/local.yaml" --cache-dir "$work/store" \
+  ${COMPRESSION:+--compression "$COMPRESSION"} -o "oci:$work/rp:cold"
 rp=$WALL rp_rss=$RSS rp_cpu=$(python3 -c "print(round($USR + $SYS, 1))")
 read -r r1 c1 < <(requests)
 
