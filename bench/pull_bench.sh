@@ -169,8 +169,9 @@ PIDS+=($!)
 for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$port/v2/" && break; sleep 0.1; done
 reg=127.0.0.1:$port
 images=(rp peer raw)
+# --preserve-digests: without it skopeo gzips an uncompressed layer on its way to a registry.
 for img in "${images[@]}"; do
-  skopeo copy --quiet --dest-tls-verify=false "oci:$work/$img:t" "docker://$reg/bench/$img:t"
+  skopeo copy --quiet --preserve-digests --dest-tls-verify=false "oci:$work/$img:t" "docker://$reg/bench/$img:t"
 done
 sizes() {  # layers, total bytes in the registry, media types
   python3 - "$1" <<'P'
