@@ -5,7 +5,7 @@
 # builds it), and the floor: the same base and files as ONE uncompressed layer (nothing to
 # decompress; what any encoding of these bytes costs). All are pushed to a loopback registry
 # (Debian's docker-registry), then pulled:
-#   - `ctr images pull --plain-http` into a fresh containerd (its own root, state and socket in a
+#   - `ctr images pull --plain-http` (TLS with --ctr-path transfer) into a fresh containerd (its own root, state and socket in a
 #     scratch directory, started and stopped here): downloaded, checked and unpacked into the
 #     overlayfs snapshotter -- what `docker pull` does with Docker 29's containerd image store;
 #     ctr fetches every layer first (in parallel), then unpacks them one after the other, and the
@@ -15,8 +15,15 @@
 # Each pull starts from nothing (a new containerd root, an empty layout) after a `sync`; each runs
 # --runs N times (default 3) in turn and the table shows the medians.
 #   bench/pull_bench.sh [--scale rocm|small] [--runs N] [--compression zstd:10] [--max-layer-size 512M]
+#                       [--containerd-from trixie] [--ctr-path local|transfer]
 #   (ROCKPACK=path/to/rockpack; --max-layer-size sets the recipe's max_layer_size: rockpack's
-#   largest package layers split into parts of at most that much, to see what layer sizes change)
+#   largest package layers split into parts of at most that much, to see what layer sizes change;
+#   --containerd-from SUITE runs containerd and ctr from that Debian release's containerd package,
+#   fetched verified into the cache (bench/debian_deb.sh), instead of this machine's; --ctr-path
+#   transfer pulls through containerd's transfer service (ctr 1.7+: `--local=false`), where the
+#   daemon unpacks each layer as soon as it is downloaded while the later ones still download --
+#   the path of a containerd client's Pull, such as Docker's; local, ctr's default, fetches every
+#   layer first and then unpacks)
 # Needs root (containerd, the Debian base), debootstrap once (cached), docker-registry, containerd,
 # ctr, skopeo, pigz, zstd.
 set -euo pipefail
@@ -26,24 +33,33 @@ scale=rocm
 runs=3
 compression=zstd:10
 max_layer_size=""
+containerd_from=""
+ctr_path=local
 while [ $# -gt 0 ]; do
   case "$1" in
     --scale) scale=${2:?--scale takes rocm or small}; shift 2 ;;
     --runs) runs=${2:?--runs takes a number}; shift 2 ;;
     --compression) compression=${2:?--compression takes gzip[:N] or zstd[:N]}; shift 2 ;;
     --max-layer-size) max_layer_size=${2:?--max-layer-size takes a size such as 512M}; shift 2 ;;
-    -h | --help) sed -n '2,21p' "$0"; exit 0 ;;
+    --containerd-from) containerd_from=${2:?--containerd-from takes a Debian suite such as trixie}; shift 2 ;;
+    --ctr-path) ctr_path=${2:?--ctr-path takes local or transfer}; shift 2 ;;
+    -h | --help) sed -n '2,28p' "$0"; exit 0 ;;
     *) echo "pull_bench: unknown argument $1" >&2; exit 2 ;;
   esac
 done
 case "$scale" in rocm | small) ;; *) echo "pull_bench: --scale is rocm or small" >&2; exit 2 ;; esac
+case "$ctr_path" in local | transfer) ;; *) echo "pull_bench: --ctr-path is local or transfer" >&2; exit 2 ;; esac
 case "$runs" in '' | *[!0-9]* | 0) echo "pull_bench: --runs takes a number from 1" >&2; exit 2 ;; esac
 [ -x "$ROCKPACK" ] || { echo "pull_bench: build rockpack first ($ROCKPACK)" >&2; exit 2; }
-for t in docker-registry containerd ctr skopeo pigz zstd python3 curl /usr/bin/time; do
+for t in docker-registry containerd ctr skopeo pigz zstd python3 curl strings /usr/bin/time; do
   command -v "$t" >/dev/null || { echo "pull_bench: $t is missing (tools/install-deps.sh)" >&2; exit 2; }
 done
 [ "$(id -u)" -eq 0 ] || { echo "pull_bench: needs root (containerd)" >&2; exit 2; }
 family=gfx94X-dcgpu
+cache=${ROCKPACK_BENCH_CACHE:-$HOME/.cache/rockpack-bench}
+# go_of BINARY: the Go release a binary was built with (it decides, e.g., whether its SHA-256 uses
+# the CPU's SHA instructions: Go 1.21 and later on amd64).
+go_of() { grep -m1 -oE '^go1\.[0-9]+(\.[0-9]+)?$' <(strings -n 6 "$1") || echo "go?"; }
 version=7.10.0a20251121
 pyver=$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 
@@ -51,10 +67,26 @@ pyver=$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 source "$root/bench/lib.sh"
 bench_setup pullbench
 
+# Another Debian release's containerd and ctr (verified; cached), first on PATH from here on. Its
+# shims are not needed: nothing runs.
+if [ -n "$containerd_from" ]; then
+  # shellcheck source=debian_deb.sh
+  source "$root/bench/debian_deb.sh"
+  mkdir -p "$cache"
+  ctrd_tree=$(debian_deb_fetch "$containerd_from" containerd "$cache") ||
+    { echo "pull_bench: no containerd from Debian $containerd_from" >&2; exit 2; }
+  export PATH=$ctrd_tree/usr/bin:$PATH
+fi
+ctrd_version=$(containerd --version | awk '{print $3}')
+ctrd_go=$(go_of "$(command -v containerd)")
+if [ "$ctr_path" = transfer ] && ! grep -q -- '--local' <<<"$(ctr images pull --help 2>&1)"; then
+  echo "pull_bench: ctr $ctrd_version has no transfer service (--ctr-path transfer needs containerd 1.7 or later)" >&2
+  exit 2
+fi
+
 # The mock index (the one bench/rocm_bench.sh --layout whl-next uses and caches: same key, same
 # directory) and the Debian python3 base.
 gen=$root/tests/tools/make_therock_index.py
-cache=${ROCKPACK_BENCH_CACHE:-$HOME/.cache/rockpack-bench}
 key=$(sha256sum <"$gen" | cut -c1-12)
 index_dir=$cache/therock-$scale-whl-next-$family-$version-py$pyver-$key
 mkdir -p "$cache"
@@ -159,15 +191,25 @@ rm -f "$work/peer.tar" "$work/peer.tar.gz"
 
 # The registry, and the images in it.
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# Plain HTTP, but TLS for the transfer service: containerd 1.7's ignores --plain-http (its resolver
+# knows only https), so the registry gets a throwaway certificate that containerd trusts through
+# SSL_CERT_FILE (Go reads it) and ctr through --tlscacert.
+tls_yaml="" scheme=http
+if [ "$ctr_path" = transfer ]; then
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=127.0.0.1 \
+    -addext subjectAltName=IP:127.0.0.1 -keyout "$work/registry.key" -out "$work/registry.crt" 2>/dev/null
+  tls_yaml=", tls: {certificate: $work/registry.crt, key: $work/registry.key}"
+  scheme=https
+fi
 cat >"$work/registry.yml" <<YAML
 version: 0.1
 log: {level: error, accesslog: {disabled: true}}
 storage: {filesystem: {rootdirectory: $work/registry}}
-http: {addr: 127.0.0.1:$port, secret: pull-bench}
+http: {addr: 127.0.0.1:$port, secret: pull-bench$tls_yaml}
 YAML
 docker-registry serve "$work/registry.yml" >"$work/registry.log" 2>&1 &
 PIDS+=($!)
-for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$port/v2/" && break; sleep 0.1; done
+for _ in $(seq 1 100); do curl -ks -o /dev/null "$scheme://127.0.0.1:$port/v2/" && break; sleep 0.1; done
 reg=127.0.0.1:$port
 images=(rp peer raw)
 # --preserve-digests: without it skopeo gzips an uncompressed layer on its way to a registry.
@@ -207,7 +249,11 @@ disabled_plugins = ["io.containerd.grpc.v1.cri"]
 [debug]
   address = "$d/debug.sock"
 TOML
-  containerd --config "$d/config.toml" >"$work/containerd.log" 2>&1 &
+  if [ "$scheme" = https ]; then
+    SSL_CERT_FILE=$work/registry.crt containerd --config "$d/config.toml" >"$work/containerd.log" 2>&1 &
+  else
+    containerd --config "$d/config.toml" >"$work/containerd.log" 2>&1 &
+  fi
   ctrd_pid=$!
   PIDS+=($ctrd_pid)
   for _ in $(seq 1 100); do ctr --address "$d/sock" version >/dev/null 2>&1 && return 0; sleep 0.1; done
@@ -247,11 +293,14 @@ P
 
 # pull IMG: ctr's pull as `measure` times it (into WALL, USR, SYS: ctr's own), and containerd's CPU
 # when the unpack starts (ctr prints "unpacking" once every layer is fetched): into MID ("user sys").
+# Through the transfer service (--ctr-path transfer) ctr unpacks only for the platforms it is given.
+ctr_opts=(--plain-http)
+[ "$ctr_path" = local ] || ctr_opts=(--tlscacert "$work/registry.crt" --local=false --platform "linux/$(dpkg --print-architecture)")
 pull() {
   local img=$1 pid
   sync
   /usr/bin/time -f "%e %M %U %S" -o "$work/ctr_$img.time" \
-    ctr --address "$work/containerd/sock" -n bench images pull --plain-http "$reg/bench/$img:t" >"$work/ctr_$img.out" 2>&1 &
+    ctr --address "$work/containerd/sock" -n bench images pull "${ctr_opts[@]}" "$reg/bench/$img:t" >"$work/ctr_$img.out" 2>&1 &
   pid=$!
   MID=""
   while kill -0 "$pid" 2>/dev/null; do
@@ -278,6 +327,12 @@ for round in $(seq 1 "$runs"); do
     read -r u0 s0 < <(containerd_cpu)
     pull "$img"
     read -r u1 s1 < <(containerd_cpu)
+    # Unpacked, not just downloaded: a committed snapshot for every layer.
+    committed=$(ctr --address "$work/containerd/sock" -n bench snapshots ls | awk '$NF == "Committed"' | wc -l)
+    [ "$committed" -ge "${layers[$img]}" ] || {
+      echo "pull_bench: the pull of $img left $committed committed snapshots for ${layers[$img]} layers (not unpacked?)" >&2
+      exit 1
+    }
     read -r um sm <<<"$MID"
     read -r fetch unpack < <(ctr_phases "$work/ctr_$img.out")
     echo "$WALL" >>"$work/ctr.$img"
@@ -309,22 +364,29 @@ done
 mb() { awk -v b="$1" 'BEGIN {printf "%.1f MB", b / 1e6}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2fx", (b > 0) ? a / b : 0}'; }
 row() {  # IMG LABEL
-  local i=$1
-  echo "| $2 | ${layers[$i]} | $(mb "${bytes[$i]}") | ${med[ctr.$i]} s | ${med[fetch.$i]} s (${med[fcpu.$i]}) |" \
-    "${med[unpack.$i]} s (${med[ucpu.$i]}) | ${med[cpu.$i]} s | ${med[cuser.$i]} / ${med[csys.$i]} s | ${med[skopeo.$i]} s |"
+  local i=$1 fetch_cell unpack_cell
+  fetch_cell="${med[fetch.$i]} s (${med[fcpu.$i]})"
+  unpack_cell="${med[unpack.$i]} s (${med[ucpu.$i]})"
+  # The transfer service downloads and unpacks at once: no phases to tell apart.
+  [ "$ctr_path" = local ] || { fetch_cell="overlapped"; unpack_cell="overlapped"; }
+  echo "| $2 | ${layers[$i]} | $(mb "${bytes[$i]}") | ${med[ctr.$i]} s | $fetch_cell |" \
+    "$unpack_cell | ${med[cpu.$i]} s | ${med[cuser.$i]} / ${med[csys.$i]} s | ${med[skopeo.$i]} s |"
 }
 echo
-echo "Pull of the ROCm image ($scale scale, $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg), medians of $runs):"
+echo "Pull of the ROCm image ($scale scale, $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg), medians of $runs;" \
+  "containerd $ctrd_version built with $ctrd_go, ctr's $ctr_path path):"
 echo
 echo "| image | layers | in the registry | ctr images pull (+unpack) | fetch (CPU-s) | unpack (CPU-s) | its CPU (ctr + containerd) | containerd user / kernel | skopeo copy to oci: |"
 echo "|---|---|---|---|---|---|---|---|---|"
 row rp "rockpack ($compression${max_layer_size:+, max_layer_size $max_layer_size}; base layers ${kinds[rp]})"
 row peer "peer (one ${kinds[peer]} layer from tar \\| pigz)"
 row raw "floor: the same files as one uncompressed layer"
-echo "| peer ÷ rockpack | | | $(ratio "${med[ctr.peer]}" "${med[ctr.rp]}") | $(ratio "${med[fetch.peer]}" "${med[fetch.rp]}") |" \
-  "$(ratio "${med[unpack.peer]}" "${med[unpack.rp]}") | $(ratio "${med[cpu.peer]}" "${med[cpu.rp]}") | | $(ratio "${med[skopeo.peer]}" "${med[skopeo.rp]}") |"
+fetch_ratio=$(ratio "${med[fetch.peer]}" "${med[fetch.rp]}") unpack_ratio=$(ratio "${med[unpack.peer]}" "${med[unpack.rp]}")
+[ "$ctr_path" = local ] || fetch_ratio="" unpack_ratio=""
+echo "| peer ÷ rockpack | | | $(ratio "${med[ctr.peer]}" "${med[ctr.rp]}") | $fetch_ratio |" \
+  "$unpack_ratio | $(ratio "${med[cpu.peer]}" "${med[cpu.rp]}") | | $(ratio "${med[skopeo.peer]}" "${med[skopeo.rp]}") |"
 echo
-echo "The floor's unpack (${med[unpack.raw]} s, ${med[ucpu.raw]} CPU-s: the diff_id's SHA-256, the tar, the files written," \
+[ "$ctr_path" = local ] && echo "The floor's unpack (${med[unpack.raw]} s, ${med[ucpu.raw]} CPU-s: the diff_id's SHA-256, the tar, the files written," \
   "nothing decompressed but the base's gzip layer) is what any encoding of these files costs containerd's one" \
   "unpacking goroutine; its fetch (${med[fetch.raw]} s, ${med[fcpu.raw]} CPU-s for $(mb "${bytes[raw]}")) is what bytes in" \
   "the registry cost: every compressed byte is downloaded, hashed and written (and fsynced) into the content store."
