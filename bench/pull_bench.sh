@@ -280,7 +280,7 @@ ctr_phases() {
   python3 - "$1" <<'P'
 import re, sys
 text = open(sys.argv[1], errors="replace").read()
-fetch = re.findall(r"elapsed: *([0-9.]+)s", text)
+fetch = re.findall(r"elapsed: *([0-9.]+) *s", text)  # 1.7 pads it: "elapsed: 7.0 s"
 done = re.search(r"done: *([0-9hms.µn]+)", text)
 def seconds(d):
     total = 0.0
