@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by the benchmarks (sourced): one binary package of another Debian release, verified the way
 # apt verifies it, unpacked into a cache directory.
 
