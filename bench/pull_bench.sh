@@ -5,12 +5,12 @@
 # builds it), and the floor: the same base and files as ONE uncompressed layer (nothing to
 # decompress; what any encoding of these bytes costs). All are pushed to a loopback registry
 # (Debian's docker-registry), then pulled:
-#   - `ctr images pull --plain-http` (TLS with --ctr-path transfer) into a fresh containerd (its own root, state and socket in a
-#     scratch directory, started and stopped here): downloaded, checked and unpacked into the
-#     overlayfs snapshotter -- what `docker pull` does with Docker 29's containerd image store;
-#     ctr fetches every layer first (in parallel), then unpacks them one after the other, and the
-#     table shows both phases (with the CPU seconds of each) and containerd's CPU split into user
-#     and kernel time;
+#   - `ctr images pull --plain-http` (over TLS with --ctr-path transfer) into a fresh containerd
+#     (its own root, state and socket in a scratch directory, started and stopped here):
+#     downloaded, checked and unpacked into the overlayfs snapshotter -- what `docker pull` does
+#     with Docker 29's containerd image store; on its default (local) path ctr fetches every layer
+#     first (in parallel), then unpacks them one after the other, and the table shows both phases
+#     (with the CPU seconds of each) and containerd's CPU split into user and kernel time;
 #   - `skopeo copy docker://... oci:DIR`: downloaded and checked, not unpacked.
 # Each pull starts from nothing (a new containerd root, an empty layout) after a `sync`; each runs
 # --runs N times (default 3) in turn and the table shows the medians.
