@@ -2,14 +2,28 @@
 # Pull benchmark (not a test): what the image costs the CI jobs that pull it. rockpack's ROCm image
 # (the recipe of bench/rocm_bench.sh on its whl-next mock, zstd:10 as the nightly, its layers as rockpack writes them) against the peer's
 # (the same base and the same files as ONE gzip layer made with `tar | pigz -6`, as the shell peer
-# builds it), both pushed to a loopback registry (Debian's docker-registry), then pulled:
-#   - `ctr images pull --plain-http` into a fresh containerd (its own root, state and socket in a
-#     scratch directory, started and stopped here): downloaded, checked and unpacked into the
-#     overlayfs snapshotter -- what `docker pull` does with Docker 29's containerd image store;
+# builds it), and the floor: the same base and files as ONE uncompressed layer (nothing to
+# decompress; what any encoding of these bytes costs). All are pushed to a loopback registry
+# (Debian's docker-registry), then pulled:
+#   - `ctr images pull --plain-http` (over TLS with --ctr-path transfer) into a fresh containerd
+#     (its own root, state and socket in a scratch directory, started and stopped here):
+#     downloaded, checked and unpacked into the overlayfs snapshotter -- what `docker pull` does
+#     with Docker 29's containerd image store; on its default (local) path ctr fetches every layer
+#     first (in parallel), then unpacks them one after the other, and the table shows both phases
+#     (with the CPU seconds of each) and containerd's CPU split into user and kernel time;
 #   - `skopeo copy docker://... oci:DIR`: downloaded and checked, not unpacked.
 # Each pull starts from nothing (a new containerd root, an empty layout) after a `sync`; each runs
 # --runs N times (default 3) in turn and the table shows the medians.
-#   bench/pull_bench.sh [--scale rocm|small] [--runs N] [--compression zstd:10]   (ROCKPACK=path/to/rockpack)
+#   bench/pull_bench.sh [--scale rocm|small] [--runs N] [--compression zstd:10] [--max-layer-size 512M]
+#                       [--containerd-from trixie] [--ctr-path local|transfer]
+#   (ROCKPACK=path/to/rockpack; --max-layer-size sets the recipe's max_layer_size: rockpack's
+#   largest package layers split into parts of at most that much, to see what layer sizes change;
+#   --containerd-from SUITE runs containerd and ctr from that Debian release's containerd package,
+#   fetched verified into the cache (bench/debian_deb.sh), instead of this machine's; --ctr-path
+#   transfer pulls through containerd's transfer service (ctr 1.7+: `--local=false`), where the
+#   daemon unpacks each layer as soon as it is downloaded while the later ones still download --
+#   the path of a containerd client's Pull, such as Docker's; local, ctr's default, fetches every
+#   layer first and then unpacks)
 # Needs root (containerd, the Debian base), debootstrap once (cached), docker-registry, containerd,
 # ctr, skopeo, pigz, zstd.
 set -euo pipefail
@@ -18,23 +32,34 @@ ROCKPACK=${ROCKPACK:-$root/build/rockpack}
 scale=rocm
 runs=3
 compression=zstd:10
+max_layer_size=""
+containerd_from=""
+ctr_path=local
 while [ $# -gt 0 ]; do
   case "$1" in
     --scale) scale=${2:?--scale takes rocm or small}; shift 2 ;;
     --runs) runs=${2:?--runs takes a number}; shift 2 ;;
     --compression) compression=${2:?--compression takes gzip[:N] or zstd[:N]}; shift 2 ;;
-    -h | --help) sed -n '2,15p' "$0"; exit 0 ;;
+    --max-layer-size) max_layer_size=${2:?--max-layer-size takes a size such as 512M}; shift 2 ;;
+    --containerd-from) containerd_from=${2:?--containerd-from takes a Debian suite such as trixie}; shift 2 ;;
+    --ctr-path) ctr_path=${2:?--ctr-path takes local or transfer}; shift 2 ;;
+    -h | --help) sed -n '2,28p' "$0"; exit 0 ;;
     *) echo "pull_bench: unknown argument $1" >&2; exit 2 ;;
   esac
 done
 case "$scale" in rocm | small) ;; *) echo "pull_bench: --scale is rocm or small" >&2; exit 2 ;; esac
+case "$ctr_path" in local | transfer) ;; *) echo "pull_bench: --ctr-path is local or transfer" >&2; exit 2 ;; esac
 case "$runs" in '' | *[!0-9]* | 0) echo "pull_bench: --runs takes a number from 1" >&2; exit 2 ;; esac
 [ -x "$ROCKPACK" ] || { echo "pull_bench: build rockpack first ($ROCKPACK)" >&2; exit 2; }
-for t in docker-registry containerd ctr skopeo pigz zstd python3 curl /usr/bin/time; do
+for t in docker-registry containerd ctr skopeo pigz zstd python3 curl strings /usr/bin/time; do
   command -v "$t" >/dev/null || { echo "pull_bench: $t is missing (tools/install-deps.sh)" >&2; exit 2; }
 done
 [ "$(id -u)" -eq 0 ] || { echo "pull_bench: needs root (containerd)" >&2; exit 2; }
 family=gfx94X-dcgpu
+cache=${ROCKPACK_BENCH_CACHE:-$HOME/.cache/rockpack-bench}
+# go_of BINARY: the Go release a binary was built with (it decides, e.g., whether its SHA-256 uses
+# the CPU's SHA instructions: Go 1.21 and later on amd64).
+go_of() { grep -m1 -oE '^go1\.[0-9]+(\.[0-9]+)?$' <(strings -n 6 "$1") || echo "go?"; }
 version=7.10.0a20251121
 pyver=$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 
@@ -42,10 +67,26 @@ pyver=$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 source "$root/bench/lib.sh"
 bench_setup pullbench
 
+# Another Debian release's containerd and ctr (verified; cached), first on PATH from here on. Its
+# shims are not needed: nothing runs.
+if [ -n "$containerd_from" ]; then
+  # shellcheck source=debian_deb.sh
+  source "$root/bench/debian_deb.sh"
+  mkdir -p "$cache"
+  ctrd_tree=$(debian_deb_fetch "$containerd_from" containerd "$cache") ||
+    { echo "pull_bench: no containerd from Debian $containerd_from" >&2; exit 2; }
+  export PATH=$ctrd_tree/usr/bin:$PATH
+fi
+ctrd_version=$(containerd --version | awk '{print $3}')
+ctrd_go=$(go_of "$(command -v containerd)")
+if [ "$ctr_path" = transfer ] && ! grep -q -- '--local' <<<"$(ctr images pull --help 2>&1)"; then
+  echo "pull_bench: ctr $ctrd_version has no transfer service (--ctr-path transfer needs containerd 1.7 or later)" >&2
+  exit 2
+fi
+
 # The mock index (the one bench/rocm_bench.sh --layout whl-next uses and caches: same key, same
 # directory) and the Debian python3 base.
 gen=$root/tests/tools/make_therock_index.py
-cache=${ROCKPACK_BENCH_CACHE:-$HOME/.cache/rockpack-bench}
 key=$(sha256sum <"$gen" | cut -c1-12)
 index_dir=$cache/therock-$scale-whl-next-$family-$version-py$pyver-$key
 mkdir -p "$cache"
@@ -79,8 +120,9 @@ rocm:
   components: [libraries, devel]
   version: latest
 EOF
+[ -z "$max_layer_size" ] || echo "max_layer_size: $max_layer_size" >>"$work/recipe.yaml"
 
-echo "building rockpack's image ($compression)..." >&2
+echo "building rockpack's image ($compression${max_layer_size:+, max_layer_size $max_layer_size})..." >&2
 "$ROCKPACK" --quiet build "$work/recipe.yaml" --compression "$compression" -o "oci:$work/rp:t" --cache-dir "$work/store"
 
 # The peer's image: the base's layers, then everything above them unpacked into one tree and
@@ -104,9 +146,11 @@ while read -r blob; do zstd -dcf "$blob" | tar -x -C "$work/tree" --numeric-owne
 tar --sort=name --numeric-owner -C "$work/tree" -cf "$work/peer.tar" .
 pigz -6 -c "$work/peer.tar" >"$work/peer.tar.gz"
 rm -rf "$work/tree"
-python3 - "$work/base" "$work/peer.tar" "$work/peer.tar.gz" "$work/peer" <<'P'
+# one_layer_image OUT BLOB MEDIA_TYPE CREATED_BY: the base's image plus peer.tar as one layer whose
+# blob is BLOB (peer.tar itself or its compressed form).
+cat >"$work/one_layer.py" <<'P'
 import hashlib, json, os, shutil, sys
-base, tar, gz, out = sys.argv[1:5]
+base, tar, blob, media, created_by, out = sys.argv[1:7]
 def sha(path):
     h = hashlib.sha256()
     with open(path, "rb") as f:
@@ -118,10 +162,10 @@ blobs = os.path.join(out, "blobs/sha256")
 idx = json.load(open(os.path.join(base, "index.json")))
 m = json.load(open(os.path.join(blobs, idx["manifests"][0]["digest"][7:])))
 c = json.load(open(os.path.join(blobs, m["config"]["digest"][7:])))
-layer = sha(gz)
-shutil.copyfile(gz, os.path.join(blobs, layer))
+layer = sha(blob)
+shutil.copyfile(blob, os.path.join(blobs, layer))
 c["rootfs"]["diff_ids"].append("sha256:" + sha(tar))
-c.setdefault("history", []).append({"created_by": "tar | pigz -6"})
+c.setdefault("history", []).append({"created_by": created_by})
 def put(obj):
     data = json.dumps(obj, separators=(",", ":")).encode()
     d = hashlib.sha256(data).hexdigest()
@@ -129,42 +173,63 @@ def put(obj):
     return "sha256:" + d, len(data)
 cd, cs = put(c)
 m["config"] = {"mediaType": "application/vnd.oci.image.config.v1+json", "digest": cd, "size": cs}
-m["layers"].append({"mediaType": "application/vnd.oci.image.layer.v1.tar+gzip", "digest": "sha256:" + layer,
-                    "size": os.path.getsize(gz)})
+m["layers"].append({"mediaType": media, "digest": "sha256:" + layer, "size": os.path.getsize(blob)})
 md, ms = put(m)
 json.dump({"schemaVersion": 2, "manifests": [{"mediaType": "application/vnd.oci.image.manifest.v1+json",
            "digest": md, "size": ms, "annotations": {"org.opencontainers.image.ref.name": "t"}}]},
           open(os.path.join(out, "index.json"), "w"))
 P
+one_layer_image() {
+  python3 "$work/one_layer.py" "$work/base" "$work/peer.tar" "$2" "$3" "$4" "$work/$1"
+}
+one_layer_image peer "$work/peer.tar.gz" application/vnd.oci.image.layer.v1.tar+gzip "tar | pigz -6"
+# The floor: the same files as one uncompressed layer -- no decompression at all, so what containerd
+# spends on it (transfer, two sha256 passes, tar parse, file writes) is what any encoding costs.
+echo "making the floor's image (the same tar, uncompressed)..." >&2
+one_layer_image raw "$work/peer.tar" application/vnd.oci.image.layer.v1.tar "tar (uncompressed)"
 rm -f "$work/peer.tar" "$work/peer.tar.gz"
 
-# The registry, and both images in it.
+# The registry, and the images in it.
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# Plain HTTP, but TLS for the transfer service: containerd 1.7's ignores --plain-http (its resolver
+# knows only https), so the registry gets a throwaway certificate that containerd trusts through
+# SSL_CERT_FILE (Go reads it) and ctr through --tlscacert.
+tls_yaml="" scheme=http
+if [ "$ctr_path" = transfer ]; then
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=127.0.0.1 \
+    -addext subjectAltName=IP:127.0.0.1 -keyout "$work/registry.key" -out "$work/registry.crt" 2>/dev/null
+  tls_yaml=", tls: {certificate: $work/registry.crt, key: $work/registry.key}"
+  scheme=https
+fi
 cat >"$work/registry.yml" <<YAML
 version: 0.1
 log: {level: error, accesslog: {disabled: true}}
 storage: {filesystem: {rootdirectory: $work/registry}}
-http: {addr: 127.0.0.1:$port, secret: pull-bench}
+http: {addr: 127.0.0.1:$port, secret: pull-bench$tls_yaml}
 YAML
 docker-registry serve "$work/registry.yml" >"$work/registry.log" 2>&1 &
 PIDS+=($!)
-for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$port/v2/" && break; sleep 0.1; done
+for _ in $(seq 1 100); do curl -ks -o /dev/null "$scheme://127.0.0.1:$port/v2/" && break; sleep 0.1; done
 reg=127.0.0.1:$port
-for img in rp peer; do
-  skopeo copy --quiet --dest-tls-verify=false "oci:$work/$img:t" "docker://$reg/bench/$img:t"
+images=(rp peer raw)
+# --preserve-digests: without it skopeo gzips an uncompressed layer on its way to a registry.
+for img in "${images[@]}"; do
+  skopeo copy --quiet --preserve-digests --dest-tls-verify=false "oci:$work/$img:t" "docker://$reg/bench/$img:t"
 done
-sizes() {  # layers, total compressed bytes, media types
+sizes() {  # layers, total bytes in the registry, media types
   python3 - "$1" <<'P'
 import json, os, sys
 d = sys.argv[1]
 idx = json.load(open(os.path.join(d, "index.json")))
 m = json.load(open(os.path.join(d, "blobs/sha256", idx["manifests"][0]["digest"][7:])))
-kinds = sorted({l["mediaType"].rsplit("+", 1)[-1] for l in m["layers"]})
+kinds = sorted({l["mediaType"].rsplit("+", 1)[-1].rsplit(".", 1)[-1] for l in m["layers"]})
 print(len(m["layers"]), sum(l["size"] for l in m["layers"]), "/".join(kinds))
 P
 }
-read -r rp_layers rp_bytes rp_kinds < <(sizes "$work/rp")
-read -r peer_layers peer_bytes peer_kinds < <(sizes "$work/peer")
+declare -A layers bytes kinds
+for img in "${images[@]}"; do
+  read -r "layers[$img]" "bytes[$img]" "kinds[$img]" < <(sizes "$work/$img")
+done
 
 # A fresh containerd for each pull (its own root: nothing cached between pulls).
 ctrd_pid=""
@@ -184,65 +249,147 @@ disabled_plugins = ["io.containerd.grpc.v1.cri"]
 [debug]
   address = "$d/debug.sock"
 TOML
-  containerd --config "$d/config.toml" >"$work/containerd.log" 2>&1 &
+  if [ "$scheme" = https ]; then
+    SSL_CERT_FILE=$work/registry.crt containerd --config "$d/config.toml" >"$work/containerd.log" 2>&1 &
+  else
+    containerd --config "$d/config.toml" >"$work/containerd.log" 2>&1 &
+  fi
   ctrd_pid=$!
   PIDS+=($ctrd_pid)
   for _ in $(seq 1 100); do ctr --address "$d/sock" version >/dev/null 2>&1 && return 0; sleep 0.1; done
   echo "pull_bench: containerd does not start: $(tail -3 "$work/containerd.log")" >&2
   exit 1
 }
-# containerd's CPU seconds (user + system, with the children it reaped: unpigz for gzip layers),
-# read from /proc before it stops; into CTRD_CPU.
+# containerd's user and kernel CPU seconds so far, with the children it reaped (unpigz for gzip
+# layers), from /proc: "user sys".
 containerd_cpu() {
   local f
   read -r -a f <"/proc/$ctrd_pid/stat"
-  CTRD_CPU=$(awk -v t="$(getconf CLK_TCK)" -v a="${f[13]}" -v b="${f[14]}" -v c="${f[15]}" -v d="${f[16]}" \
-    'BEGIN {printf "%.2f", (a + b + c + d) / t}')
+  awk -v t="$(getconf CLK_TCK)" -v a="${f[13]}" -v b="${f[14]}" -v c="${f[15]}" -v d="${f[16]}" \
+    'BEGIN {printf "%.2f %.2f\n", (a + c) / t, (b + d) / t}'
 }
 stop_containerd() {
   kill "$ctrd_pid" 2>/dev/null || true
   wait "$ctrd_pid" 2>/dev/null || true
   # Snapshots are mounts only while a container runs; none does. The root goes with the next start.
 }
+# ctr's two phases from its output: the last "elapsed: Xs" of the fetch (every layer downloaded,
+# checked and committed to the content store) and "done: <duration>" of the unpack (every layer,
+# one after the other, decompressed, hashed and written into its snapshot): "fetch unpack".
+ctr_phases() {
+  python3 - "$1" <<'P'
+import re, sys
+text = open(sys.argv[1], errors="replace").read()
+fetch = re.findall(r"elapsed: *([0-9.]+) *s", text)  # 1.7 pads it: "elapsed: 7.0 s"
+done = re.search(r"done: *([0-9hms.µn]+)", text)
+def seconds(d):
+    total = 0.0
+    for v, u in re.findall(r"([0-9.]+)(h|ms|µs|ns|m|s)", d):
+        total += float(v) * {"h": 3600, "m": 60, "s": 1, "ms": 1e-3, "µs": 1e-6, "ns": 1e-9}[u]
+    return total
+print("%.2f %.2f" % (float(fetch[-1]) if fetch else 0, seconds(done.group(1)) if done else 0))
+P
+}
+
+# pull IMG: ctr's pull as `measure` times it (into WALL, USR, SYS: ctr's own), and containerd's CPU
+# when the unpack starts (ctr prints "unpacking" once every layer is fetched): into MID ("user sys").
+# Through the transfer service (--ctr-path transfer) ctr unpacks only for the platforms it is given.
+ctr_opts=(--plain-http)
+[ "$ctr_path" = local ] || ctr_opts=(--tlscacert "$work/registry.crt" --local=false --platform "linux/$(dpkg --print-architecture)")
+pull() {
+  local img=$1 pid
+  sync
+  /usr/bin/time -f "%e %M %U %S" -o "$work/ctr_$img.time" \
+    ctr --address "$work/containerd/sock" -n bench images pull "${ctr_opts[@]}" "$reg/bench/$img:t" >"$work/ctr_$img.out" 2>&1 &
+  pid=$!
+  MID=""
+  while kill -0 "$pid" 2>/dev/null; do
+    [ -z "$MID" ] && grep -aq '^unpacking' "$work/ctr_$img.out" && MID=$(containerd_cpu)
+    sleep 0.2
+  done
+  wait "$pid" || { cat "$work/ctr_$img.out" >&2; echo "pull_bench: the pull of $img failed" >&2; exit 1; }
+  [ -n "$MID" ] || MID=$(containerd_cpu)
+  read -r WALL _ USR SYS <"$work/ctr_$img.time"
+}
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
-: >"$work/ctr.rp" ; : >"$work/ctr.peer" ; : >"$work/skopeo.rp" ; : >"$work/skopeo.peer"
-: >"$work/cpu.rp" ; : >"$work/cpu.peer"
+for img in "${images[@]}"; do
+  for m in ctr fetch unpack cpu fcpu ucpu cuser csys skopeo; do : >"$work/$m.$img"; done
+done
 snapshotter=unknown
 for round in $(seq 1 "$runs"); do
-  for img in rp peer; do
+  for img in "${images[@]}"; do
     start_containerd
     # The snapshotter the pull unpacks into (overlayfs unless the filesystem under the root refuses
     # it; `native` would copy the whole parent tree for every layer).
     snapshotter=$(ctr --address "$work/containerd/sock" plugins ls 2>/dev/null |
       awk '$1 == "io.containerd.snapshotter.v1" && $2 == "overlayfs" {print $2 " (" $NF ")"}')
-    measure "ctr_$img" ctr --address "$work/containerd/sock" -n bench images pull --plain-http "$reg/bench/$img:t"
-    containerd_cpu
+    read -r u0 s0 < <(containerd_cpu)
+    pull "$img"
+    read -r u1 s1 < <(containerd_cpu)
+    # Unpacked, not just downloaded: a committed snapshot for every layer.
+    committed=$(ctr --address "$work/containerd/sock" -n bench snapshots ls | awk '$NF == "Committed"' | wc -l)
+    [ "$committed" -ge "${layers[$img]}" ] || {
+      echo "pull_bench: the pull of $img left $committed committed snapshots for ${layers[$img]} layers (not unpacked?)" >&2
+      exit 1
+    }
+    read -r um sm <<<"$MID"
+    read -r fetch unpack < <(ctr_phases "$work/ctr_$img.out")
     echo "$WALL" >>"$work/ctr.$img"
-    awk -v u="$USR" -v s="$SYS" -v c="$CTRD_CPU" 'BEGIN {printf "%.2f\n", u + s + c}' >>"$work/cpu.$img"
+    echo "$fetch" >>"$work/fetch.$img"
+    echo "$unpack" >>"$work/unpack.$img"
+    awk -v a="$u0" -v b="$u1" 'BEGIN {printf "%.2f\n", b - a}' >>"$work/cuser.$img"
+    awk -v a="$s0" -v b="$s1" 'BEGIN {printf "%.2f\n", b - a}' >>"$work/csys.$img"
+    awk -v u="$USR" -v s="$SYS" -v a="$u0" -v b="$u1" -v c="$s0" -v d="$s1" \
+      'BEGIN {printf "%.2f\n", u + s + (b - a) + (d - c)}' >>"$work/cpu.$img"
+    # ctr's CPU goes to the fetch: during the unpack it waits for containerd.
+    awk -v u="$USR" -v s="$SYS" -v a="$u0" -v b="$um" -v c="$s0" -v d="$sm" \
+      'BEGIN {printf "%.2f\n", u + s + (b - a) + (d - c)}' >>"$work/fcpu.$img"
+    awk -v a="$um" -v b="$u1" -v c="$sm" -v d="$s1" 'BEGIN {printf "%.2f\n", (b - a) + (d - c)}' >>"$work/ucpu.$img"
     stop_containerd
     rm -rf "$work/layout"
     measure "skopeo_$img" skopeo copy --quiet --src-tls-verify=false "docker://$reg/bench/$img:t" "oci:$work/layout:t"
     echo "$WALL" >>"$work/skopeo.$img"
     rm -rf "$work/layout"
   done
-  echo "round $round: ctr rockpack $(tail -n1 "$work/ctr.rp") s ($(tail -n1 "$work/cpu.rp") CPU-s)," \
-    "peer $(tail -n1 "$work/ctr.peer") s ($(tail -n1 "$work/cpu.peer") CPU-s);" \
-    "skopeo rockpack $(tail -n1 "$work/skopeo.rp") s, peer $(tail -n1 "$work/skopeo.peer") s" >&2
+  echo "round $round: ctr (fetch + unpack, CPU-s) rockpack $(tail -n1 "$work/ctr.rp") s ($(tail -n1 "$work/fetch.rp") + $(tail -n1 "$work/unpack.rp"), $(tail -n1 "$work/cpu.rp")," \
+    "peer $(tail -n1 "$work/ctr.peer") s ($(tail -n1 "$work/fetch.peer") + $(tail -n1 "$work/unpack.peer"), $(tail -n1 "$work/cpu.peer"))," \
+    "uncompressed $(tail -n1 "$work/ctr.raw") s ($(tail -n1 "$work/fetch.raw") + $(tail -n1 "$work/unpack.raw"), $(tail -n1 "$work/cpu.raw"));" \
+    "skopeo rockpack $(tail -n1 "$work/skopeo.rp") s, peer $(tail -n1 "$work/skopeo.peer") s, uncompressed $(tail -n1 "$work/skopeo.raw") s" >&2
 done
-ctr_rp=$(median <"$work/ctr.rp") ctr_peer=$(median <"$work/ctr.peer")
-sk_rp=$(median <"$work/skopeo.rp") sk_peer=$(median <"$work/skopeo.peer")
-cpu_rp=$(median <"$work/cpu.rp") cpu_peer=$(median <"$work/cpu.peer")
+declare -A med
+for img in "${images[@]}"; do
+  for m in ctr fetch unpack cpu fcpu ucpu cuser csys skopeo; do med[$m.$img]=$(median <"$work/$m.$img"); done
+done
 mb() { awk -v b="$1" 'BEGIN {printf "%.1f MB", b / 1e6}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2fx", (b > 0) ? a / b : 0}'; }
+row() {  # IMG LABEL
+  local i=$1 fetch_cell unpack_cell
+  fetch_cell="${med[fetch.$i]} s (${med[fcpu.$i]})"
+  unpack_cell="${med[unpack.$i]} s (${med[ucpu.$i]})"
+  # The transfer service downloads and unpacks at once: no phases to tell apart.
+  [ "$ctr_path" = local ] || { fetch_cell="overlapped"; unpack_cell="overlapped"; }
+  echo "| $2 | ${layers[$i]} | $(mb "${bytes[$i]}") | ${med[ctr.$i]} s | $fetch_cell |" \
+    "$unpack_cell | ${med[cpu.$i]} s | ${med[cuser.$i]} / ${med[csys.$i]} s | ${med[skopeo.$i]} s |"
+}
 echo
-echo "Pull of the ROCm image ($scale scale, $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg), medians of $runs):"
+echo "Pull of the ROCm image ($scale scale, $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg), medians of $runs;" \
+  "containerd $ctrd_version built with $ctrd_go, ctr's $ctr_path path):"
 echo
-echo "| image | layers | compressed | ctr images pull (+unpack) | its CPU (ctr + containerd) | skopeo copy to oci: |"
-echo "|---|---|---|---|---|---|"
-echo "| rockpack ($compression; base layers $rp_kinds) | $rp_layers | $(mb "$rp_bytes") | ${ctr_rp} s | ${cpu_rp} s | ${sk_rp} s |"
-echo "| peer (one $peer_kinds layer from tar \\| pigz) | $peer_layers | $(mb "$peer_bytes") | ${ctr_peer} s | ${cpu_peer} s | ${sk_peer} s |"
-echo "| speed-up | | | $(ratio "$ctr_peer" "$ctr_rp") | $(ratio "$cpu_peer" "$cpu_rp") | $(ratio "$sk_peer" "$sk_rp") |"
+echo "| image | layers | in the registry | ctr images pull (+unpack) | fetch (CPU-s) | unpack (CPU-s) | its CPU (ctr + containerd) | containerd user / kernel | skopeo copy to oci: |"
+echo "|---|---|---|---|---|---|---|---|---|"
+row rp "rockpack ($compression${max_layer_size:+, max_layer_size $max_layer_size}; base layers ${kinds[rp]})"
+row peer "peer (one ${kinds[peer]} layer from tar \\| pigz)"
+row raw "floor: the same files as one uncompressed layer"
+fetch_ratio=$(ratio "${med[fetch.peer]}" "${med[fetch.rp]}") unpack_ratio=$(ratio "${med[unpack.peer]}" "${med[unpack.rp]}")
+[ "$ctr_path" = local ] || fetch_ratio="" unpack_ratio=""
+echo "| peer ÷ rockpack | | | $(ratio "${med[ctr.peer]}" "${med[ctr.rp]}") | $fetch_ratio |" \
+  "$unpack_ratio | $(ratio "${med[cpu.peer]}" "${med[cpu.rp]}") | | $(ratio "${med[skopeo.peer]}" "${med[skopeo.rp]}") |"
+echo
+[ "$ctr_path" = local ] && echo "The floor's unpack (${med[unpack.raw]} s, ${med[ucpu.raw]} CPU-s: the diff_id's SHA-256, the tar, the files written," \
+  "nothing decompressed but the base's gzip layer) is what any encoding of these files costs containerd's one" \
+  "unpacking goroutine; its fetch (${med[fetch.raw]} s, ${med[fcpu.raw]} CPU-s for $(mb "${bytes[raw]}")) is what bytes in" \
+  "the registry cost: every compressed byte is downloaded, hashed and written (and fsynced) into the content store."
 echo
 echo "containerd's snapshotter: $snapshotter; rockpack's layers (compressed bytes):"
 python3 - "$work/rp" <<'P'
