@@ -251,7 +251,7 @@ void clear_directory(RootWriter& writer, const std::string& dir, const std::set<
 void apply_whiteout(RootWriter& writer, const std::string& path, const std::string& origin) {
   std::string base = path_base(path);
   Member hidden{parent_key(path).empty() ? base.substr(4) : parent_key(path) + "/" + base.substr(4),
-                EntryType::kFile, 0, 0, 0, {}, {}, origin};
+                EntryType::kFile, 0, 0, 0, {}, {}, origin, std::nullopt};
   std::string name;
   UniqueFd d = writer.parent(hidden, name, false);
   if (d.get() >= 0) writer.remove(d.get(), name, false);
