@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <functional>
 #include <future>
 #include <map>
 #include <memory>
@@ -224,11 +225,18 @@ std::optional<LockedRocm> locked_rocm(const StepLock& locked, const std::string&
 // its digest and validators remembered). The python step's download of the same URL waits for it
 // and finds the file in the store (or gets a 304); a file the resolver does not choose stays
 // unused in the store. Failures are left to that download, which reports them.
+// `on_ready`, when given, is called with each file as soon as it is in the store, on its download
+// thread and before the python step's download of that URL stops waiting: work that needs only the
+// file (copying rocm-sdk-devel's tarball into the store) starts then, beside the base's read, and is
+// done when the python step gets the file. What it throws is ignored (the install does that work
+// again and reports its failures).
 class WheelPrefetch {
  public:
+  using Ready = std::function<void(const DownloadJob& job, const DownloadResult& result)>;
   WheelPrefetch(ContentStore& store, DownloadOptions downloads, std::vector<python::IndexSource> indexes,
-                std::vector<python::Requirement> pinned)
-      : store_(store), downloads_(std::move(downloads)), indexes_(std::move(indexes)), pinned_(std::move(pinned)) {
+                std::vector<python::Requirement> pinned, Ready on_ready = {})
+      : store_(store), downloads_(std::move(downloads)), indexes_(std::move(indexes)), pinned_(std::move(pinned)),
+        on_ready_(std::move(on_ready)) {
     chosen_future_ = chosen_.get_future().share();
     thread_ = std::thread([this] { run(); });
   }
@@ -294,6 +302,13 @@ class WheelPrefetch {
     try {
       download_all(store_, jobs, downloads_, nullptr, [&](size_t i, const DownloadResult& r) {
         done[i] = 1;
+        if (on_ready_) {
+          try {
+            on_ready_(jobs[i], r);
+          } catch (const std::exception& e) {
+            spdlog::debug("rocm: {}: not prepared early ({}); the install does it", jobs[i].what, e.what());
+          }
+        }
         promises[i].set_value(r);
       });
     } catch (const std::exception& e) {
@@ -307,12 +322,25 @@ class WheelPrefetch {
   DownloadOptions downloads_;
   std::vector<python::IndexSource> indexes_;
   std::vector<python::Requirement> pinned_;
+  Ready on_ready_;
   std::promise<void> chosen_;
   std::shared_future<void> chosen_future_;
   std::map<std::string, size_t> by_url_;                       // written before chosen_ is set
   std::vector<std::shared_future<DownloadResult>> results_;    // likewise
   std::thread thread_;
 };
+
+// The prefetch's hook for rocm-sdk-devel's wheel: its tarball copied into the store
+// (therock::prepare_devel_file), which the install's prepare_devel then finds made.
+void prepare_devel_early(ContentStore& store, const DownloadJob& job, const DownloadResult& file) {
+  const std::string filename = job.url.substr(job.url.find_last_of('/') + 1);
+  auto wheel = python::WheelFilename::try_parse(filename);
+  if (!wheel || wheel->normalized_name() != "rocm-sdk-devel" || file.digest.empty()) return;
+  PhaseClock timer;
+  if (therock::prepare_devel_file(StoreArchiveOpener(store), store.blob_path(file.digest), filename, file.digest))
+    spdlog::debug("rocm: {}'s devel tarball copied into the store in {:.2f} s, while the base is read", filename,
+                  timer.wall_seconds());
+}
 
 }  // namespace
 
@@ -426,9 +454,14 @@ StepOutput RocmStep::plan(const StepContext& context) const {
       for (const auto& e : device_extras(rocm.targets)) extras.push_back(e);
     std::vector<python::IndexSource> sources;
     for (const auto& url : indexes.urls) sources.push_back({url, false, "", "", {}, rocm.tls_only});
+    // rocm-sdk-devel's tarball (one deflate stream, inflated on one core) is copied into the store
+    // as soon as its wheel is there, while the base is still read, not after the resolution.
+    WheelPrefetch::Ready copy_devel;
+    if (rocm.expand_devel && std::find(rocm.components.begin(), rocm.components.end(), "devel") != rocm.components.end())
+      copy_devel = [&store](const DownloadJob& job, const DownloadResult& file) { prepare_devel_early(store, job, file); };
     try {
       prefetch.emplace(store, context.downloads, std::move(sources),
-                       therock::requirements_for(*dist_info, rocm.targets, extras, sdist_layout_read));
+                       therock::requirements_for(*dist_info, rocm.targets, extras, sdist_layout_read), std::move(copy_devel));
     } catch (const InputError&) {
       // an unknown extra or family: the resolution says so, with its hint
     }

@@ -454,6 +454,21 @@ void prepare_devel(const ArchiveOpener& archives, const InstalledWheel& wheel, c
   if (it != wheel.entries.end()) archives.open(*it->content, tarball_name(wheel, site, it->path));
 }
 
+bool prepare_devel_file(const ArchiveOpener& archives, const std::filesystem::path& wheel_file, const std::string& filename,
+                        const std::string& wheel_digest) {
+  python::InstallOptions options;
+  options.filename = filename;
+  options.wheel_digest = wheel_digest;
+  options.strict_record = true;
+  // Any scheme will do: only the tarball member's content (and its key) is used.
+  const auto scheme = python::InstallScheme::venv("/rockpack-devel", 3, 0);
+  python::InstalledWheel wheel = python::install_wheel(wheel_file, scheme, options);
+  const std::string site = scheme.purelib.substr(1);
+  if (wheel.normalized_name != "rocm-sdk-devel" || find_devel_tarball(wheel.entries, site) == wheel.entries.end()) return false;
+  prepare_devel(archives, wheel, site);
+  return true;
+}
+
 DevelExpansion expand_devel(const ArchiveOpener& archives, std::vector<InstalledWheel>& wheels, const std::string& site_packages) {
   std::string site = normalize_image_path(site_packages, "site-packages");
   auto devel_it = std::find_if(wheels.begin(), wheels.end(),

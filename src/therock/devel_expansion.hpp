@@ -6,6 +6,7 @@
 // tarball shares with the runtime wheels are symlinks in the tar; like `rocm-sdk init` they become
 // hardlinks, so the image stores each such file once.
 #include <cstddef>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -52,5 +53,15 @@ size_t own_shared_files(std::vector<python::InstalledWheel>& wheels, const std::
 // (else nothing): called as soon as the wheel is there, so that the copy the plan's opener keeps is
 // made while the larger wheels still download, and expand_devel finds it made.
 void prepare_devel(const ArchiveOpener& archives, const python::InstalledWheel& wheel, const std::string& site_packages);
+
+// prepare_devel from the downloaded wheel file alone, before the image's interpreter (and so the
+// install scheme) is known: the copy is keyed by the wheel's digest and the member's name, not by
+// where the wheel is installed, so prepare_devel and expand_devel find it made. `wheel_file` is
+// the verified file, `filename` its name on the index, `wheel_digest` its "sha256:<hex>". Members
+// are checked against RECORD strictly here: a mismatch throws and keeps nothing, and the install
+// makes the copy again and reports the mismatch its own way (a warning, or an error with --strict).
+// Returns false when the wheel is not rocm-sdk-devel or has no tarball.
+bool prepare_devel_file(const ArchiveOpener& archives, const std::filesystem::path& wheel_file, const std::string& filename,
+                        const std::string& wheel_digest);
 
 }  // namespace rp::therock

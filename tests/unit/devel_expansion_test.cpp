@@ -17,6 +17,8 @@
 #include "test_helpers.hpp"
 #include "therock/devel_expansion.hpp"
 #include "util/byte_sink.hpp"
+#include "util/digest.hpp"
+#include "util/fs.hpp"
 #include "util/error.hpp"
 
 namespace {
@@ -274,6 +276,39 @@ TEST_CASE("therock/devel_expansion: the generator's per-family wheels expand lik
   const auto* h = member("_rocm_sdk_devel/include/hip/hip_runtime.h");
   REQUIRE(h);
   CHECK(h->data == read_content(*header));
+}
+
+TEST_CASE("therock/devel_expansion: the tarball copied from the wheel file before the scheme is known") {
+  // The rocm step copies it as soon as the prefetch has the wheel, while the base is still read;
+  // the install (any scheme) must then find the copy, so the 1.5 GB stream is inflated once.
+  rp::test::TempDir dir;
+  if (!generate_index(dir.path / "index", "--family gfx94X-dcgpu")) return;
+  fs::path devel_file;
+  for (const auto& e : fs::directory_iterator(dir.path / "index/gfx94X-dcgpu"))
+    if (e.path().filename().string().rfind("rocm_sdk_devel-", 0) == 0) devel_file = e.path();
+  REQUIRE(!devel_file.empty());
+  rp::ContentStore store(dir.path / "store");
+  const std::string digest = rp::sha256_digest(rp::read_file(devel_file));
+  const std::string filename = devel_file.filename().string();
+
+  fs::path core_file;
+  for (const auto& e : fs::directory_iterator(dir.path / "index/gfx94X-dcgpu"))
+    if (e.path().filename().string().rfind("rocm_sdk_core-", 0) == 0) core_file = e.path();
+  CHECK_FALSE(rp::therock::prepare_devel_file(rp::StoreArchiveOpener(store), core_file, core_file.filename().string(), ""));
+  CHECK(rp::therock::prepare_devel_file(rp::StoreArchiveOpener(store), devel_file, filename, digest));
+
+  rp::python::InstallOptions options;
+  options.filename = filename;
+  options.wheel_digest = digest;
+  auto installed = rp::python::install_wheel(devel_file, rp::python::InstallScheme::venv("/opt/venv", 3, 11), options);
+  const Entry* tarball = nullptr;
+  for (const auto& e : installed.entries)
+    if (e.path == kSite + "/rocm_sdk_devel/_devel.tar") tarball = &e;
+  REQUIRE(tarball);
+  auto copy = store.get_record("archive-copy", tarball->content->content_key());
+  REQUIRE(copy);
+  CHECK(store.contains((*copy)["blob"].get<std::string>()));
+  CHECK(store.read_all((*copy)["blob"].get<std::string>()) == read_content(*tarball));
 }
 
 TEST_CASE("therock/devel_expansion: multi-arch device links") {
