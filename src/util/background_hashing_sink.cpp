@@ -10,10 +10,19 @@ BackgroundHashingSink::BackgroundHashingSink(ByteSink* next, Forward forward)
 BackgroundHashingSink::~BackgroundHashingSink() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    abandon_ = true;
+  }
+  stop_threads();
+}
+
+void BackgroundHashingSink::stop_threads() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;
   }
   queued_.notify_all();
   if (hasher_.joinable()) hasher_.join();
+  if (writer_.joinable()) writer_.join();
 }
 
 void BackgroundHashingSink::write(const void* data, size_t size) {
@@ -34,26 +43,32 @@ void BackgroundHashingSink::write_shared(const std::shared_ptr<const std::string
   if (next_) next_->write_shared(bytes);
   count_ += bytes->size();
   if (!current_.empty()) submit_current();  // the bytes before these are hashed first
-  if (block_next_) block_next_->write_shared(bytes);
   submit(Piece{{}, bytes});
 }
 
 void BackgroundHashingSink::submit(Piece piece) {
-  // The thread starts with the first full block or kept buffer: a small blob (a manifest, a record)
-  // is hashed where it is written, with no thread at all.
-  if (!hasher_.joinable()) hasher_ = std::thread([this] { hash_loop(); });
+  // The threads start with the first full block or kept buffer: a small blob (a manifest, a record)
+  // is hashed (and passed on) where it is written, with no thread at all.
+  if (!hasher_.joinable()) {
+    hasher_ = std::thread([this] { hash_loop(); });
+    if (block_next_) writer_ = std::thread([this] { write_loop(); });
+  }
   size_t size = piece.size();
+  // Passed on by a thread of its own, a piece waits for both threads, so the queue is full more
+  // often: half the bound keeps a store blob's writer below what it held when the caller wrote the
+  // file itself, and four 1 MiB blocks keep the hasher and the writer busy.
+  const size_t max_queued = block_next_ ? kMaxQueuedBytes / 2 : kMaxQueuedBytes;
   {
     std::unique_lock<std::mutex> lock(mutex_);
-    freed_.wait(lock, [&] { return queue_.empty() || queued_bytes_ + size <= kMaxQueuedBytes; });
+    freed_.wait(lock, [&] { return write_error_ || queue_.empty() || queued_bytes_ + size <= max_queued; });
+    if (write_error_) std::rethrow_exception(write_error_);
     queue_.push_back(std::move(piece));
     queued_bytes_ += size;
   }
-  queued_.notify_one();
+  queued_.notify_all();
 }
 
 void BackgroundHashingSink::submit_current() {
-  if (block_next_) block_next_->write(current_.data(), current_.size());
   submit(Piece{std::move(current_), nullptr});
   std::string next_block;
   {
@@ -68,24 +83,61 @@ void BackgroundHashingSink::submit_current() {
   current_ = std::move(next_block);
 }
 
+void BackgroundHashingSink::drop_finished() {
+  bool freed = false;
+  while (!queue_.empty() && hashed_ > 0 && (!block_next_ || passed_ > 0)) {
+    Piece& piece = queue_.front();
+    queued_bytes_ -= piece.size();
+    if (piece.block.capacity() >= kBlockSize) spare_.push_back(std::move(piece.block));
+    queue_.pop_front();  // a kept shared buffer may be freed here; its last holder is usually the caller
+    --hashed_;
+    if (block_next_) --passed_;
+    freed = true;
+  }
+  if (freed) freed_.notify_all();
+}
+
 void BackgroundHashingSink::hash_loop() {
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
-    queued_.wait(lock, [this] { return stop_ || !queue_.empty(); });
-    if (queue_.empty()) return;  // stopped, and everything queued is hashed
-    Piece piece = std::move(queue_.front());
-    queue_.pop_front();
+    queued_.wait(lock, [this] { return stop_ || hashed_ < queue_.size(); });
+    if (hashed_ == queue_.size()) return;  // stopped, and everything queued is hashed
+    const Piece& piece = queue_[hashed_];
     lock.unlock();
-    size_t size = piece.size();
     if (piece.shared)
-      sha256_.update(piece.shared->data(), size);
+      sha256_.update(piece.shared->data(), piece.shared->size());
     else
-      sha256_.update(piece.block.data(), size);
-    piece.shared.reset();  // the buffer may be the last reference: freed here, outside the lock
+      sha256_.update(piece.block.data(), piece.block.size());
     lock.lock();
-    queued_bytes_ -= size;
-    if (piece.block.capacity() >= kBlockSize) spare_.push_back(std::move(piece.block));
-    freed_.notify_one();
+    ++hashed_;
+    drop_finished();
+  }
+}
+
+void BackgroundHashingSink::write_loop() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    queued_.wait(lock, [this] { return stop_ || passed_ < queue_.size(); });
+    if (passed_ == queue_.size()) return;  // stopped, and everything queued is passed on
+    const Piece& piece = queue_[passed_];
+    const bool skip = abandon_ || write_error_;
+    lock.unlock();
+    std::exception_ptr error;
+    if (!skip) {
+      try {
+        if (piece.shared)
+          block_next_->write_shared(piece.shared);
+        else
+          block_next_->write(piece.block.data(), piece.block.size());
+      } catch (...) {
+        error = std::current_exception();
+      }
+    }
+    lock.lock();
+    if (error && !write_error_) write_error_ = error;
+    ++passed_;
+    drop_finished();
+    if (error) freed_.notify_all();  // a writer waiting for room learns of it
   }
 }
 
@@ -96,12 +148,8 @@ std::string BackgroundHashingSink::finish_digest() {
     return sha256_.finish_digest();
   }
   if (!current_.empty()) submit_current();
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
-  }
-  queued_.notify_all();
-  hasher_.join();
+  stop_threads();
+  if (write_error_) std::rethrow_exception(write_error_);
   return sha256_.finish_digest();
 }
 

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <memory>
 #include <random>
+#include <set>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "util/background_hashing_sink.hpp"
 #include "util/byte_sink.hpp"
@@ -81,4 +83,62 @@ TEST_CASE("background hashing sink: destroyed without finishing (a build that fa
     sink.write(block.data(), block.size());
   }  // (a hang here, or ASan's report of a thread still running, is the other failure)
   CHECK(forwarded.count() == 20 * block.size());
+}
+
+TEST_CASE("background hashing sink: in blocks, bytes are passed on by a thread of its own, not the caller's") {
+  // A store blob's write(2) calls leave the thread that produces the bytes (an inflate, a compressor).
+  struct Recording final : rp::ByteSink {
+    std::string bytes;
+    std::set<std::thread::id> threads;
+    void write(const void* data, size_t size) override {
+      threads.insert(std::this_thread::get_id());
+      bytes.append(static_cast<const char*>(data), size);
+    }
+  };
+  std::string data(6u << 20, '\0');
+  std::mt19937 rng(3);
+  for (auto& c : data) c = static_cast<char>(rng());
+  Recording recording;
+  rp::BackgroundHashingSink sink(&recording, rp::BackgroundHashingSink::Forward::kBlocks);
+  for (size_t at = 0; at < data.size(); at += 100000) sink.write(data.data() + at, std::min<size_t>(100000, data.size() - at));
+  CHECK(sink.finish_digest() == rp::sha256_digest(data));
+  CHECK(recording.bytes == data);
+  REQUIRE(recording.threads.size() == 1);
+  CHECK(*recording.threads.begin() != std::this_thread::get_id());
+}
+
+TEST_CASE("background hashing sink: in blocks, a failed write is thrown by a later write or by finish_digest") {
+  struct Failing final : rp::ByteSink {
+    int left = 0;
+    void write(const void*, size_t) override {
+      if (--left < 0) throw std::runtime_error("disk full");
+    }
+  };
+  std::string block(1u << 20, 'z');
+  for (int fail_after : {0, 2, 30}) {
+    CAPTURE(fail_after);
+    Failing failing;
+    failing.left = fail_after;
+    rp::BackgroundHashingSink sink(&failing, rp::BackgroundHashingSink::Forward::kBlocks);
+    auto write_and_finish = [&] {
+      for (int i = 0; i < 20; ++i) sink.write(block.data(), block.size());
+      return sink.finish_digest();
+    };
+    if (fail_after < 20)
+      CHECK_THROWS_WITH(write_and_finish(), "disk full");
+    else
+      CHECK(write_and_finish() == rp::sha256_digest(std::string(20u << 20, 'z')));
+  }
+  // Destroyed unfinished while its writer fails (the second write may already throw): no hang,
+  // nothing leaks.
+  for (int round = 0; round < 10; ++round) {
+    Failing failing;
+    rp::BackgroundHashingSink sink(&failing, rp::BackgroundHashingSink::Forward::kBlocks);
+    try {
+      sink.write(block.data(), block.size());
+      sink.write(block.data(), block.size());
+    } catch (const std::runtime_error& e) {
+      CHECK(std::string(e.what()) == "disk full");
+    }
+  }
 }
