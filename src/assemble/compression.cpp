@@ -1,16 +1,20 @@
 #include "assemble/compression.hpp"
 
 #include <libdeflate.h>
-#define ZSTD_STATIC_LINKING_ONLY  // ZSTD_estimateCStreamSize: what a worker's context costs
+#define ZSTD_STATIC_LINKING_ONLY  // ZSTD_estimateCCtxSize (what a worker costs), ZSTD_createCCtx_advanced
 #include <zstd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
 #include <thread>
 #include <vector>
 
+#include "assemble/memory_budget.hpp"
 #include "util/cpus.hpp"
 #include "util/error.hpp"
 
@@ -89,11 +93,12 @@ class PassthroughCompressor final : public Compressor {
 // worker into a complete gzip member, and the members are written in input order. The block size
 // fixes the output, so it never depends on the number of cores. Memory is bounded by the number of
 // blocks in flight: two per worker (one being compressed, one waiting), at most kMaxInFlight, each
-// 1 MiB of input and at most about 1 MiB of output -- 32 MiB a layer whatever the core count.
+// 1 MiB of input and at most about 1 MiB of output: a layer's share of memory::kCompressionShare
+// (32 MiB) whatever the core count.
 class ParallelGzipCompressor final : public Compressor, private DeflatePassthrough {
  public:
   static constexpr size_t kBlockSize = 1 << 20;
-  static constexpr size_t kMaxInFlight = 16;
+  static constexpr size_t kMaxInFlight = memory::per_layer(memory::kCompressionShare) / (2 * kBlockSize);
 
   ParallelGzipCompressor(ByteSink& out, int level, unsigned threads)
       : out_(out), level_(level), max_in_flight_(std::min<size_t>(2 * size_t{threads} + 2, kMaxInFlight)) {
@@ -164,13 +169,14 @@ class ParallelGzipCompressor final : public Compressor, private DeflatePassthrou
     auto job = std::make_shared<Job>();
     job->seq = submitted_++;
     job->input.swap(current_);
-    current_.clear();
-    current_.reserve(kBlockSize);
     {
       std::lock_guard lock(mu_);
+      current_ = take_spare();
       pending_.push_back(job);
       in_order_.push_back(job);
     }
+    current_.clear();
+    current_.reserve(kBlockSize);
     work_cv_.notify_one();
   }
 
@@ -185,6 +191,8 @@ class ParallelGzipCompressor final : public Compressor, private DeflatePassthrou
     if (!job->error.empty()) throw Error(job->error);
     out_.write(job->output.data(), job->output.size());
     ++next_to_write_;
+    std::lock_guard lock(mu_);
+    spare_.push_back(std::move(job->output));
   }
 
   void work() {
@@ -197,6 +205,7 @@ class ParallelGzipCompressor final : public Compressor, private DeflatePassthrou
         if (pending_.empty()) break;
         job = pending_.front();
         pending_.pop_front();
+        job->output = take_spare();
       }
       if (!c) {
         job->error = "libdeflate could not allocate a compressor";
@@ -207,14 +216,25 @@ class ParallelGzipCompressor final : public Compressor, private DeflatePassthrou
         if (n == 0) job->error = "libdeflate failed to compress a block";
         job->output.resize(n);
       }
-      std::string().swap(job->input);
       {
         std::lock_guard lock(mu_);
+        spare_.push_back(std::move(job->input));
         job->done = true;
       }
       done_cv_.notify_all();
     }
     libdeflate_free_compressor(c);
+  }
+
+  // A block's buffer from those written out before (under mu_): 2,300 blocks of 1 MiB in and out for
+  // a ROCm layer, each a fresh mapping otherwise (malloc maps buffers this large, cli/main.cpp),
+  // whose page faults cost the gzip build about 20% more CPU time. At most about two buffers per
+  // block in flight are kept.
+  std::string take_spare() {
+    if (spare_.empty()) return {};
+    std::string s = std::move(spare_.back());
+    spare_.pop_back();
+    return s;
   }
 
   void stop_workers() {
@@ -238,6 +258,7 @@ class ParallelGzipCompressor final : public Compressor, private DeflatePassthrou
   std::condition_variable work_cv_, done_cv_;
   std::deque<std::shared_ptr<Job>> pending_;   // not yet picked by a worker
   std::deque<std::shared_ptr<Job>> in_order_;  // not yet written, in input order
+  std::vector<std::string> spare_;             // buffers of blocks written out, for the next ones
   bool stopping_ = false;
   std::vector<std::thread> workers_;
   bool copying_ = false;  // between begin() and end() of a copied deflate stream
@@ -247,26 +268,32 @@ class ParallelGzipCompressor final : public Compressor, private DeflatePassthrou
 
 // zstd with its own worker threads. nbWorkers >= 1 always: zstd's single-threaded mode emits a
 // different (equally valid) frame, and we want one output for every machine. The job size is fixed
-// (kJobSize) for the same reason, and for memory: by default a job is 4 windows (8 MiB at level 3,
-// 16 MiB at level 10), and each worker holds its job's input and output and a context, about 19 MiB
-// a worker at level 3 -- 300 MiB on 16 cores. With 2 MiB jobs a worker needs its context and
-// window plus 4 MiB, and the workers are as many as kMemoryBudget allows (at least 2 when the pool
-// has 2, at most the pool's size): 8 at level 3, 2 at level 10. Past a few workers the layer's own
-// digests (one
-// SHA-256 each over the stream, about 1.7 GB/s) bound a layer anyway; two layers are written at
-// once (LayerBuilder::build_all).
+// (kJobSize) for the same reason -- zstd's frame depends on it, never on the worker count -- and for
+// memory: by default a job is 4 windows (8 MiB at level 3, 16 MiB at level 10).
+//
+// Memory (zstd 1.5's multithreaded compressor, measured with heaptrack): an input ring of
+// kJobSize x (workers + 3) (each worker's job, and slack for the overlap and the job being filled),
+// and per worker a compression context (ZSTD_estimateCCtxSize) and an output buffer of about
+// kJobSize. The workers are as many as fit a layer's share of memory::kCompressionShare, and at
+// least 2 when the pool has 2 (fewer would halve a 2-core build's speed): at level 3, 4 workers in
+// 32 MiB; at level 10 and above the context alone passes the share and the floor of 2 decides. Past a
+// few workers the layer's own digests (one SHA-256 each over the stream, about 1.7 GB/s) bound a
+// layer anyway, and layers are written side by side (LayerBuilder::build_all).
 class ZstdCompressor final : public Compressor {
  public:
   static constexpr size_t kJobSize = 2u << 20;
-  static constexpr size_t kMemoryBudget = 64u << 20;
 
   static unsigned workers_for(int level, unsigned threads) {
-    size_t per_worker = ZSTD_estimateCStreamSize(level) + 2 * kJobSize;
-    size_t fit = std::max<size_t>(2, kMemoryBudget / per_worker);
+    const size_t share = memory::per_layer(memory::kCompressionShare);
+    const size_t ring_slack = 3 * kJobSize;
+    const size_t per_worker = ZSTD_estimateCCtxSize(level) + 2 * kJobSize;
+    size_t fit = share > ring_slack ? (share - ring_slack) / per_worker : 0;
+    fit = std::max<size_t>(2, fit);
     return static_cast<unsigned>(std::max<size_t>(1, std::min<size_t>(threads, fit)));
   }
 
-  ZstdCompressor(ByteSink& out, int level, unsigned threads) : out_(out), ctx_(ZSTD_createCCtx()) {
+  ZstdCompressor(ByteSink& out, int level, unsigned threads)
+      : out_(out), ctx_(ZSTD_createCCtx_advanced(ZSTD_customMem{&counted_alloc, &counted_free, &memory_})) {
     if (!ctx_) throw Error("zstd could not allocate a compression context");
     check(ZSTD_CCtx_setParameter(ctx_, ZSTD_c_compressionLevel, level));
     check(ZSTD_CCtx_setParameter(ctx_, ZSTD_c_checksumFlag, 1));
@@ -277,6 +304,7 @@ class ZstdCompressor final : public Compressor {
     out_buf_.resize(ZSTD_CStreamOutSize());
   }
   ~ZstdCompressor() override { ZSTD_freeCCtx(ctx_); }
+  uint64_t peak_memory() const override { return memory_.peak.load(); }
 
   // Small writes (tar headers, small files) are gathered first: each compressStream2 call in
   // multithreaded mode takes locks and checks jobs, which costs more than the copy.
@@ -318,7 +346,34 @@ class ZstdCompressor final : public Compressor {
     if (ZSTD_isError(r)) throw Error(std::string("zstd: ") + ZSTD_getErrorName(r));
   }
 
+  // Every allocation of the context, its workers and their buffers goes through these (zstd passes
+  // its custom allocator on to the multithreaded context), so peak_memory() is what zstd held.
+  struct Memory {
+    std::atomic<uint64_t> now{0}, peak{0};
+  };
+  static constexpr size_t kHeader = 16;  // the allocation's size, ahead of it (keeps malloc's alignment)
+  static void* counted_alloc(void* opaque, size_t size) {
+    auto* memory = static_cast<Memory*>(opaque);
+    auto* block = static_cast<char*>(std::malloc(size + kHeader));
+    if (!block) return nullptr;
+    std::memcpy(block, &size, sizeof size);
+    uint64_t now = memory->now.fetch_add(size) + size;
+    uint64_t peak = memory->peak.load();
+    while (now > peak && !memory->peak.compare_exchange_weak(peak, now)) {
+    }
+    return block + kHeader;
+  }
+  static void counted_free(void* opaque, void* address) {
+    if (!address) return;
+    char* block = static_cast<char*>(address) - kHeader;
+    size_t size = 0;
+    std::memcpy(&size, block, sizeof size);
+    static_cast<Memory*>(opaque)->now.fetch_sub(size);
+    std::free(block);
+  }
+
   ByteSink& out_;
+  Memory memory_;  // before ctx_: the context is made (and freed) with it
   ZSTD_CCtx* ctx_;
   std::string out_buf_;
   std::string staged_;

@@ -3,6 +3,7 @@
 // gzip output is a series of independent gzip members of fixed-size input blocks (readers treat
 // concatenated members as one stream: Go's gzip, containerd, moby), and zstd's multithreaded mode
 // produces the same frame for any worker count >= 1.
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -44,14 +45,18 @@ class Compressor : public ByteSink {
   // the same level would spend most of a layer's time to gain nothing; a recipe that asks for more
   // than 6 gets everything compressed again.
   virtual DeflatePassthrough* deflate_passthrough() { return nullptr; }
+  // The most memory the compression library held at once (zstd: its contexts, jobs and input ring,
+  // counted by its allocator); 0 when not counted.
+  virtual uint64_t peak_memory() const { return 0; }
 };
 
 // threads = 0 means util/cpus.hpp's worker count.
 std::unique_ptr<Compressor> make_compressor(const Compression& c, ByteSink& out, unsigned threads = 0);
 
-// What the compressors start with `threads` workers, bounded by memory (compression.cpp): gzip keeps
-// at most 16 blocks of 1 MiB in flight whatever the workers; zstd runs as many workers (of
-// `threads`) as 64 MiB of contexts and 2 MiB jobs allow at that level, and at least 2.
+// What the compressors start with `threads` workers, bounded by a layer's share of
+// memory::kCompressionShare (assemble/memory_budget.hpp), not by the workers: gzip keeps at most 16
+// blocks of 1 MiB (with their output) in flight; zstd runs as many workers (of `threads`) as their
+// contexts, 2 MiB jobs and input ring fit in 32 MiB at that level, and at least 2.
 unsigned zstd_workers(int level, unsigned threads);
 
 }  // namespace rp

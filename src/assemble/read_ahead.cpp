@@ -203,6 +203,12 @@ void ReadAhead::work() {
     }
 
     lock.lock();
+    // From now on it holds what it keeps, not what producing it took.
+    uint64_t kept = error ? 0 : content.bytes->size() + content.deflated.capacity();
+    if (kept < slot.cost) {
+      ahead_bytes_ -= slot.cost - kept;
+      slot.cost = kept;
+    }
     slot.content = std::move(content);
     slot.error = error;
     slot.state = error ? State::kFailed : State::kReady;

@@ -9,16 +9,19 @@
 // writer writes the current one; the writer takes them in order, so the stream is byte for byte what
 // it was.
 //
-// Bounded: a file up to kMaxFileSize is produced whole into memory, and at most kMaxAheadBytes of
-// produced content waits at any time (one file may exceed it when nothing else waits). A larger file
-// is produced by a worker too, but piece by piece into a pipe of kPipeBytes that the writer drains
-// when it reaches the file (it counts kPipeBytes against the budget): inflating a 40 MB binary is
-// then no longer the writer's work, and memory stays bounded by the pipe, not by the file. A content
-// that fails (a corrupt member, a RECORD mismatch under --strict) fails when the writer reaches it,
-// as it would have without read-ahead.
+// Bounded: a file up to kMaxFileSize is produced whole into memory, and what the read-ahead holds
+// never passes the layer's share of memory::kReadAheadShare (assemble/memory_budget.hpp), whatever
+// the number of workers. A file is counted at kProducingFactor times its size while a worker produces
+// it (a wheel member's compressed input, its inflated bytes and the copy kept for the writer are
+// in memory together), then at what it keeps (its bytes, and its deflate stream for a gzip layer).
+// A larger file is produced by a worker too, but piece by piece into a pipe of kPipeBytes that the
+// writer drains when it reaches the file (it counts the pipe and the pieces being filled against
+// the same share): inflating a 40 MB binary is then no longer the writer's work, and memory stays
+// bounded by the pipe, not by the file. A content that fails (a corrupt member, a RECORD mismatch
+// under --strict) fails when the writer reaches it, as it would have without read-ahead.
 //
-// Peak memory of one layer's read-ahead: kMaxAheadBytes + kMaxFileSize (a file taken when the budget
-// was empty), whatever the number of workers.
+// Peak memory of one layer's read-ahead: its share (24 MiB), as the largest whole file counts at
+// most that much (kProducingFactor x kMaxFileSize).
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -27,6 +30,7 @@
 #include <thread>
 #include <vector>
 
+#include "assemble/memory_budget.hpp"
 #include "assemble/tar_writer.hpp"
 #include "entries/entry.hpp"
 
@@ -34,12 +38,18 @@ namespace rp {
 
 class ReadAhead {
  public:
-  // The wheel reader's limit for inflating a member in one call too (python/wheel_archive.cpp):
-  // a streamed member goes through zlib with small buffers, so its memory is its pipe.
-  static constexpr uint64_t kMaxFileSize = 32u << 20;
-  static constexpr uint64_t kMaxAheadBytes = 24u << 20;
+  // The wheel reader's limit for inflating a member in one call too (python/wheel_archive.cpp,
+  // kWholeInflateMax): a streamed member goes through ISA-L or zlib with small buffers, so its
+  // memory is its pipe.
+  static constexpr uint64_t kMaxFileSize = 8u << 20;
+  static constexpr uint64_t kProducingFactor = 3;
+  static constexpr uint64_t kMaxAheadBytes = memory::per_layer(memory::kReadAheadShare);
   static constexpr uint64_t kPipeBytes = 4u << 20;   // a streamed file's pieces waiting in its pipe
   static constexpr size_t kPieceBytes = 1u << 20;    // one piece of a streamed file
+  // A streamed file's cost: its pipe, and the two pieces its worker fills (bytes and deflate stream).
+  static constexpr uint64_t kStreamedCost = kPipeBytes + 2 * kPieceBytes;
+  static_assert(kProducingFactor * kMaxFileSize <= kMaxAheadBytes, "the largest whole file must fit the share");
+  static_assert(kStreamedCost <= kMaxAheadBytes, "a streamed file must fit the share");
   class Pipe;  // (read_ahead.cpp)
 
   // `writer` says which entries it copies deflate streams of. `entries` and `writer` must outlive
@@ -65,7 +75,10 @@ class ReadAhead {
   };
   bool eligible(size_t index) const;
   bool streamed(size_t index) const { return entries_[index].size() > kMaxFileSize; }
-  uint64_t cost_of(size_t index) const { return streamed(index) ? kPipeBytes : entries_[index].size(); }
+  // What entries[index] is counted at when a worker takes it.
+  uint64_t cost_of(size_t index) const {
+    return streamed(index) ? kStreamedCost : kProducingFactor * entries_[index].size();
+  }
   void work();
   void produce_whole(const Entry& entry, RenderedContent& content);
 

@@ -203,9 +203,12 @@ class MemberReader {
 
 // A deflated member up to this size is inflated in one call by libdeflate, which is about twice as
 // fast as zlib's streaming inflate but needs the whole input and output in memory; larger members
-// stream through zlib, so memory stays bounded whatever the wheel. In a ROCm wheel nearly every
-// member is below it (the libraries are ~1,500 shared objects of a few MB).
-constexpr uint64_t kWholeInflateMax = 32u << 20;
+// stream through ISA-L (or zlib, when the deflate stream is copied too), so memory stays bounded
+// whatever the wheel. In a ROCm wheel nearly every member is below it (the libraries are ~1,500
+// shared objects of a few MB). The same limit as the layers' read-ahead (assemble/read_ahead.hpp,
+// kMaxFileSize), which counts a member this size whole against its memory share: above it, it
+// streams the member through a pipe and this reader must stream it too.
+constexpr uint64_t kWholeInflateMax = 8u << 20;
 // Buffers up to this size stay allocated on their thread for the next member; larger ones are
 // freed after use, so a few large members do not keep tens of MB per thread. Each worker of a
 // layer's read-ahead keeps two (input and output): 2 MiB a worker, whatever the core count.

@@ -34,7 +34,7 @@ class WheelArchive {
   const std::string& file_identity() const { return file_identity_; }
 
   // Streams the member's uncompressed bytes into `sink` and checks its size and CRC-32: a member of
-  // up to 32 MiB is inflated whole and checked before any byte reaches `sink`, a larger one is
+  // up to 8 MiB is inflated whole and checked before any byte reaches `sink`, a larger one is
   // checked at its end. Throws rp::Error naming the wheel and the member on any mismatch or I/O failure.
   void stream_member(const ZipMember& member, ByteSink& sink) const;
   // Like stream_member for a deflated member, and in the same pass hands the member's raw deflate

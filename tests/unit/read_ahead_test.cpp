@@ -205,3 +205,67 @@ TEST_CASE("read-ahead: every worker produces at once") {
     CHECK(c.peak == static_cast<int>(threads));
   }
 }
+
+namespace {
+
+// A content of `size` bytes made as it is written (no memory of its own), which counts the bytes of
+// every content being produced or produced and not yet released by the writer.
+struct LiveBytes {
+  std::atomic<uint64_t> now{0}, peak{0};
+};
+class CountedContent final : public rp::ContentSource {
+ public:
+  CountedContent(uint64_t size, LiveBytes& live) : size_(size), live_(live) {}
+  uint64_t size() const override { return size_; }
+  void write_to(rp::ByteSink& sink) const override {
+    uint64_t now = live_.now.fetch_add(size_) + size_;
+    uint64_t peak = live_.peak.load();
+    while (now > peak && !live_.peak.compare_exchange_weak(peak, now)) {
+    }
+    std::string chunk(64u << 10, static_cast<char>('a' + size_ % 26));
+    for (uint64_t done = 0; done < size_;) {
+      size_t n = static_cast<size_t>(std::min<uint64_t>(chunk.size(), size_ - done));
+      sink.write(chunk.data(), n);
+      done += n;
+    }
+  }
+  std::string content_key() const override { return "counted"; }
+  std::string describe() const override { return "a counted test content"; }
+
+ private:
+  uint64_t size_;
+  LiveBytes& live_;
+};
+
+}  // namespace
+
+TEST_CASE("read-ahead: what it holds stays within its memory share, with 2 workers or 64") {
+  // 120 files of 1-8 MiB (about 540 MiB): 64 workers producing one each would hold over 300 MiB.
+  for (unsigned threads : {2u, 64u}) {
+    CAPTURE(threads);
+    LiveBytes live;
+    std::vector<rp::Entry> entries;
+    for (int i = 0; i < 120; ++i) {
+      rp::Entry e;
+      e.path = "f" + std::to_string(i);
+      e.content = std::make_shared<CountedContent>((1u << 20) + static_cast<uint64_t>(i) * 7919 * 61 % (7u << 20), live);
+      entries.push_back(e);
+    }
+    rp::CountingSink out;
+    rp::TarWriter tar(out, 1700000000);
+    {
+      rp::ReadAhead ahead(entries, tar, threads);
+      for (size_t i = 0; i < entries.size(); ++i) {
+        tar.add(entries[i], ahead.take(i));
+        if (i % 8 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));  // a slow writer: the workers run ahead
+        ahead.release(i);
+        live.now -= entries[i].size();
+      }
+    }
+    // Counted at kProducingFactor times their size while produced: the bytes themselves stay within
+    // a third of the share, and never more than the share.
+    CHECK(live.peak.load() <= rp::ReadAhead::kMaxAheadBytes);
+    CHECK(rp::ReadAhead::kMaxAheadBytes == rp::memory::per_layer(rp::memory::kReadAheadShare));
+    CHECK(live.peak.load() >= (1u << 20));  // it did read ahead
+  }
+}
