@@ -63,8 +63,10 @@ case "$max_unpacks" in '' ) ;; *[!0-9]* | 0) echo "pull_bench: --max-concurrent-
 [ -z "$containerd_from" ] || [ -z "$containerd_dir" ] ||
   { echo "pull_bench: --containerd-from and --containerd are exclusive" >&2; exit 2; }
 if [ -n "$containerd_dir" ]; then
-  [ -x "$containerd_dir/bin/containerd" ] && [ -x "$containerd_dir/bin/ctr" ] ||
-    { echo "pull_bench: $containerd_dir has no bin/containerd and bin/ctr (bench/build_containerd.sh makes them)" >&2; exit 2; }
+  if [ ! -x "$containerd_dir/bin/containerd" ] || [ ! -x "$containerd_dir/bin/ctr" ]; then
+    echo "pull_bench: $containerd_dir has no bin/containerd and bin/ctr (bench/build_containerd.sh makes them)" >&2
+    exit 2
+  fi
   containerd_dir=$(cd "$containerd_dir" && pwd)
   export PATH=$containerd_dir/bin:$PATH
 fi
@@ -158,7 +160,7 @@ EOF
 [ -z "$max_layer_size" ] || echo "max_layer_size: $max_layer_size" >>"$work/recipe.yaml"
 
 echo "building rockpack's image ($compression${max_layer_size:+, max_layer_size $max_layer_size})..." >&2
-"$ROCKPACK" --quiet build "$work/recipe.yaml" --compression "$compression" -o "oci:$work/rp:t" --cache-dir "$work/store"
+"$ROCKPACK" --quiet build "$work/recipe.yaml" --compression "$compression" -o "oci:$work/rp:t" --cache-dir "$work/store" >&2
 
 # The peer's image: the base's layers, then everything above them unpacked into one tree and
 # written as one layer with tar | pigz -6 (what the shell peer pushes).
@@ -516,8 +518,8 @@ row_floor "SHA-256 of the peer's blob" hash_peer
 row_floor "zstd -d of rockpack's layers (libzstd)" decode_rp
 row_floor "unpigz of the peer's layer" decode_peer
 echo
-echo "Best wall these parts allow (no HTTP counted): layers applied one after the other (containerd 1.7-2.1," \
-  "Docker 29) $serial_rp s for rockpack's image, $serial_peer s for the peer's (the applying chain, files + diff_id," \
+echo "Best wall these parts allow (no HTTP counted): layers applied one after the other (containerd up to 2.1," \
+  "a client's Pull as Docker 29's, max_concurrent_unpacks = 1) $serial_rp s for rockpack's image, $serial_peer s for the peer's (the applying chain, files + diff_id," \
   "is $chain s for any encoding); layers applied side by side on $cores cores (2.2's transfer service)" \
   "$parallel_rp s and $parallel_peer s (all parts: $total_rp and $total_peer CPU-s). The 2x line, half the" \
   "peer's measured pull (${med[ctr.peer]} s), is $line s."
