@@ -30,7 +30,7 @@
 #   1 is containerd's default, one layer after the other, as a containerd client's Pull, Docker
 #   29's, still does))
 # Needs root (containerd, the Debian base), debootstrap once (cached), docker-registry, containerd,
-# ctr, skopeo, pigz, zstd.
+# ctr, skopeo, pigz, zstd, openssl.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 ROCKPACK=${ROCKPACK:-$root/build/rockpack}
@@ -52,7 +52,7 @@ while [ $# -gt 0 ]; do
     --ctr-path) ctr_path=${2:?--ctr-path takes local or transfer}; shift 2 ;;
     --containerd) containerd_dir=${2:?--containerd takes a directory with bin/containerd and bin/ctr}; shift 2 ;;
     --max-concurrent-unpacks) max_unpacks=${2:?--max-concurrent-unpacks takes a number}; shift 2 ;;
-    -h | --help) sed -n '2,34p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,33p' "$0"; exit 0 ;;
     *) echo "pull_bench: unknown argument $1" >&2; exit 2 ;;
   esac
 done
