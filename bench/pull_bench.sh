@@ -15,7 +15,8 @@
 # Each pull starts from nothing (a new containerd root, an empty layout) after a `sync`; each runs
 # --runs N times (default 3) in turn and the table shows the medians.
 #   bench/pull_bench.sh [--scale rocm|small] [--runs N] [--compression zstd:10] [--max-layer-size 512M]
-#                       [--containerd-from trixie] [--ctr-path local|transfer]
+#                       [--containerd-from trixie | --containerd DIR] [--ctr-path local|transfer]
+#                       [--max-concurrent-unpacks N]
 #   (ROCKPACK=path/to/rockpack; --max-layer-size sets the recipe's max_layer_size: rockpack's
 #   largest package layers split into parts of at most that much, to see what layer sizes change;
 #   --containerd-from SUITE runs containerd and ctr from that Debian release's containerd package,
@@ -23,9 +24,13 @@
 #   transfer pulls through containerd's transfer service (ctr 1.7+: `--local=false`), where the
 #   daemon unpacks each layer as soon as it is downloaded while the later ones still download --
 #   the path of a containerd client's Pull, such as Docker's; local, ctr's default, fetches every
-#   layer first and then unpacks)
+#   layer first and then unpacks); --containerd DIR runs DIR/bin/containerd and DIR/bin/ctr (built
+#   from a release tag by bench/build_containerd.sh); with containerd 2.2 or later the transfer
+#   service unpacks up to --max-concurrent-unpacks layers at once (default: the number of cores;
+#   1 is containerd's default, one layer after the other, as a containerd client's Pull, Docker
+#   29's, still does))
 # Needs root (containerd, the Debian base), debootstrap once (cached), docker-registry, containerd,
-# ctr, skopeo, pigz, zstd.
+# ctr, skopeo, pigz, zstd, openssl.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 ROCKPACK=${ROCKPACK:-$root/build/rockpack}
@@ -35,6 +40,8 @@ compression=zstd:10
 max_layer_size=""
 containerd_from=""
 ctr_path=local
+containerd_dir=""
+max_unpacks=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --scale) scale=${2:?--scale takes rocm or small}; shift 2 ;;
@@ -43,15 +50,28 @@ while [ $# -gt 0 ]; do
     --max-layer-size) max_layer_size=${2:?--max-layer-size takes a size such as 512M}; shift 2 ;;
     --containerd-from) containerd_from=${2:?--containerd-from takes a Debian suite such as trixie}; shift 2 ;;
     --ctr-path) ctr_path=${2:?--ctr-path takes local or transfer}; shift 2 ;;
-    -h | --help) sed -n '2,28p' "$0"; exit 0 ;;
+    --containerd) containerd_dir=${2:?--containerd takes a directory with bin/containerd and bin/ctr}; shift 2 ;;
+    --max-concurrent-unpacks) max_unpacks=${2:?--max-concurrent-unpacks takes a number}; shift 2 ;;
+    -h | --help) sed -n '2,33p' "$0"; exit 0 ;;
     *) echo "pull_bench: unknown argument $1" >&2; exit 2 ;;
   esac
 done
 case "$scale" in rocm | small) ;; *) echo "pull_bench: --scale is rocm or small" >&2; exit 2 ;; esac
 case "$ctr_path" in local | transfer) ;; *) echo "pull_bench: --ctr-path is local or transfer" >&2; exit 2 ;; esac
 case "$runs" in '' | *[!0-9]* | 0) echo "pull_bench: --runs takes a number from 1" >&2; exit 2 ;; esac
+case "$max_unpacks" in '' ) ;; *[!0-9]* | 0) echo "pull_bench: --max-concurrent-unpacks takes a number from 1" >&2; exit 2 ;; esac
+[ -z "$containerd_from" ] || [ -z "$containerd_dir" ] ||
+  { echo "pull_bench: --containerd-from and --containerd are exclusive" >&2; exit 2; }
+if [ -n "$containerd_dir" ]; then
+  if [ ! -x "$containerd_dir/bin/containerd" ] || [ ! -x "$containerd_dir/bin/ctr" ]; then
+    echo "pull_bench: $containerd_dir has no bin/containerd and bin/ctr (bench/build_containerd.sh makes them)" >&2
+    exit 2
+  fi
+  containerd_dir=$(cd "$containerd_dir" && pwd)
+  export PATH=$containerd_dir/bin:$PATH
+fi
 [ -x "$ROCKPACK" ] || { echo "pull_bench: build rockpack first ($ROCKPACK)" >&2; exit 2; }
-for t in docker-registry containerd ctr skopeo pigz zstd python3 curl strings /usr/bin/time; do
+for t in docker-registry containerd ctr skopeo pigz unpigz zstd openssl python3 curl strings /usr/bin/time; do
   command -v "$t" >/dev/null || { echo "pull_bench: $t is missing (tools/install-deps.sh)" >&2; exit 2; }
 done
 [ "$(id -u)" -eq 0 ] || { echo "pull_bench: needs root (containerd)" >&2; exit 2; }
@@ -79,6 +99,23 @@ if [ -n "$containerd_from" ]; then
 fi
 ctrd_version=$(containerd --version | awk '{print $3}')
 ctrd_go=$(go_of "$(command -v containerd)")
+# version_ge A B: A >= B for versions such as v2.2.0 or 1.7.24~ds1.
+version_ge() {
+  local a b
+  a=$(sed -E 's/^v//; s/[^0-9.].*//' <<<"$1") b=$(sed -E 's/^v//; s/[^0-9.].*//' <<<"$2")
+  [ "$(printf '%s\n%s\n' "$a" "$b" | sort -V | head -1)" = "$b" ]
+}
+ctrd_major2=""
+version_ge "$ctrd_version" 2.0 && ctrd_major2=1
+# The transfer service unpacks layers side by side from containerd 2.2 (max_concurrent_unpacks,
+# with a snapshotter that can rebase: overlayfs); before, and on ctr's local path, one at a time.
+unpacks=1
+if version_ge "$ctrd_version" 2.2 && [ "$ctr_path" = transfer ]; then
+  unpacks=${max_unpacks:-$(nproc)}
+elif [ -n "$max_unpacks" ] && [ "$max_unpacks" != 1 ]; then
+  echo "pull_bench: --max-concurrent-unpacks needs containerd 2.2 or later and --ctr-path transfer (containerd $ctrd_version, $ctr_path path)" >&2
+  exit 2
+fi
 if [ "$ctr_path" = transfer ] && ! grep -q -- '--local' <<<"$(ctr images pull --help 2>&1)"; then
   echo "pull_bench: ctr $ctrd_version has no transfer service (--ctr-path transfer needs containerd 1.7 or later)" >&2
   exit 2
@@ -123,7 +160,7 @@ EOF
 [ -z "$max_layer_size" ] || echo "max_layer_size: $max_layer_size" >>"$work/recipe.yaml"
 
 echo "building rockpack's image ($compression${max_layer_size:+, max_layer_size $max_layer_size})..." >&2
-"$ROCKPACK" --quiet build "$work/recipe.yaml" --compression "$compression" -o "oci:$work/rp:t" --cache-dir "$work/store"
+"$ROCKPACK" --quiet build "$work/recipe.yaml" --compression "$compression" -o "oci:$work/rp:t" --cache-dir "$work/store" >&2
 
 # The peer's image: the base's layers, then everything above them unpacked into one tree and
 # written as one layer with tar | pigz -6 (what the shell peer pushes).
@@ -187,15 +224,47 @@ one_layer_image peer "$work/peer.tar.gz" application/vnd.oci.image.layer.v1.tar+
 # spends on it (transfer, two sha256 passes, tar parse, file writes) is what any encoding costs.
 echo "making the floor's image (the same tar, uncompressed)..." >&2
 one_layer_image raw "$work/peer.tar" application/vnd.oci.image.layer.v1.tar "tar (uncompressed)"
+
+# The floor in numbers: the work a consumer cannot avoid on this machine, each part measured alone
+# (one thread; the input already in the page cache, as downloaded bytes are), in the directory that
+# holds containerd's root (the same filesystem):
+#   files:  tar -x of the same files into a fresh directory (the snapshot's writes), then the sync
+#           that writes them back (not on the pull's path: containerd does not fsync the files);
+#   blob:   the compressed bytes written to one file and fsynced (the content store's commit);
+#   hash:   SHA-256 (openssl, which uses the SHA instructions as Go 1.21+ does) of the tar (the
+#           diff_id) and of the compressed blobs (their digests);
+#   decode: zstd -d of rockpack's layers (containerd's Go decoder is slower than libzstd), unpigz of
+#           the peer's layer (what containerd runs for gzip when pigz is installed).
+# floor_cpu NAME: the CPU seconds (user + system) of the measured step NAME.
+floor_cpu() { awk '{printf "%.2f", $3 + $4}' "$work/floor_$1.time"; }
+floor_sys() { awk '{printf "%.2f", $4}' "$work/floor_$1.time"; }
+floor_wall() { awk '{printf "%.2f", $1}' "$work/floor_$1.time"; }
+echo "measuring the floor's parts (tar -x, blob write, SHA-256, decoding)..." >&2
+mapfile -t rp_blobs <"$work/layers.list"
+cat "$work/peer.tar" "$work/peer.tar.gz" "${rp_blobs[@]}" >/dev/null
+mkdir -p "$work/floor_files"
+measure floor_files tar -x -f "$work/peer.tar" -C "$work/floor_files" --numeric-owner
+/usr/bin/time -f "%e %M %U %S" -o "$work/floor_sync.time" sync  # (measure would sync first)
+rm -rf "$work/floor_files"
+measure floor_blob_rp bash -c 'cat "$@" | dd of="$0" bs=1M conv=fsync status=none' "$work/floor_blob" "${rp_blobs[@]}"
+measure floor_blob_peer dd if="$work/peer.tar.gz" of="$work/floor_blob" bs=1M conv=fsync status=none
+rm -f "$work/floor_blob"
+measure floor_hash_tar openssl dgst -sha256 "$work/peer.tar"
+measure floor_hash_rp openssl dgst -sha256 "${rp_blobs[@]}"
+measure floor_hash_peer openssl dgst -sha256 "$work/peer.tar.gz"
+measure floor_decode_rp bash -c 'for b; do zstd -dcf "$b"; done >/dev/null' _ "${rp_blobs[@]}"
+measure floor_decode_peer bash -c 'unpigz -dc "$0" >/dev/null' "$work/peer.tar.gz"
+tar_bytes=$(stat -c %s "$work/peer.tar")
 rm -f "$work/peer.tar" "$work/peer.tar.gz"
 
 # The registry, and the images in it.
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-# Plain HTTP, but TLS for the transfer service: containerd 1.7's ignores --plain-http (its resolver
+# Plain HTTP, but TLS for containerd 1.7's transfer service: it ignores --plain-http (its resolver
 # knows only https), so the registry gets a throwaway certificate that containerd trusts through
-# SSL_CERT_FILE (Go reads it) and ctr through --tlscacert.
+# SSL_CERT_FILE (Go reads it) and ctr through --tlscacert. containerd 2's takes --plain-http (and
+# its ctr refuses --tlscacert there).
 tls_yaml="" scheme=http
-if [ "$ctr_path" = transfer ]; then
+if [ "$ctr_path" = transfer ] && [ -z "$ctrd_major2" ]; then
   openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=127.0.0.1 \
     -addext subjectAltName=IP:127.0.0.1 -keyout "$work/registry.key" -out "$work/registry.crt" 2>/dev/null
   tls_yaml=", tls: {certificate: $work/registry.crt, key: $work/registry.key}"
@@ -237,7 +306,26 @@ start_containerd() {
   local d=$work/containerd
   rm -rf "$d"
   mkdir -p "$d/root" "$d/state"
-  cat >"$d/config.toml" <<TOML
+  if [ -n "$ctrd_major2" ]; then
+    cat >"$d/config.toml" <<TOML
+version = 3
+root = "$d/root"
+state = "$d/state"
+disabled_plugins = ["io.containerd.grpc.v1.cri", "io.containerd.cri.v1.images", "io.containerd.cri.v1.runtime"]
+[grpc]
+  address = "$d/sock"
+[ttrpc]
+  address = "$d/sock.ttrpc"
+[debug]
+  address = "$d/debug.sock"
+TOML
+    # Only a containerd that knows the key gets it (2.2 and later).
+    version_ge "$ctrd_version" 2.2 && cat >>"$d/config.toml" <<TOML
+[plugins."io.containerd.transfer.v1.local"]
+  max_concurrent_unpacks = $unpacks
+TOML
+  else
+    cat >"$d/config.toml" <<TOML
 version = 2
 root = "$d/root"
 state = "$d/state"
@@ -249,6 +337,7 @@ disabled_plugins = ["io.containerd.grpc.v1.cri"]
 [debug]
   address = "$d/debug.sock"
 TOML
+  fi
   if [ "$scheme" = https ]; then
     SSL_CERT_FILE=$work/registry.crt containerd --config "$d/config.toml" >"$work/containerd.log" 2>&1 &
   else
@@ -295,7 +384,10 @@ P
 # when the unpack starts (ctr prints "unpacking" once every layer is fetched): into MID ("user sys").
 # Through the transfer service (--ctr-path transfer) ctr unpacks only for the platforms it is given.
 ctr_opts=(--plain-http)
-[ "$ctr_path" = local ] || ctr_opts=(--tlscacert "$work/registry.crt" --local=false --platform "linux/$(dpkg --print-architecture)")
+if [ "$ctr_path" = transfer ]; then
+  ctr_opts=(--local=false --platform "linux/$(dpkg --print-architecture)")
+  if [ "$scheme" = https ]; then ctr_opts+=(--tlscacert "$work/registry.crt"); else ctr_opts+=(--plain-http); fi
+fi
 pull() {
   local img=$1 pid
   sync
@@ -304,7 +396,7 @@ pull() {
   pid=$!
   MID=""
   while kill -0 "$pid" 2>/dev/null; do
-    [ -z "$MID" ] && grep -aq '^unpacking' "$work/ctr_$img.out" && MID=$(containerd_cpu)
+    [ -z "$MID" ] && grep -saq '^unpacking' "$work/ctr_$img.out" && MID=$(containerd_cpu)
     sleep 0.2
   done
   wait "$pid" || { cat "$work/ctr_$img.out" >&2; echo "pull_bench: the pull of $img failed" >&2; exit 1; }
@@ -374,7 +466,7 @@ row() {  # IMG LABEL
 }
 echo
 echo "Pull of the ROCm image ($scale scale, $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg), medians of $runs;" \
-  "containerd $ctrd_version built with $ctrd_go, ctr's $ctr_path path):"
+  "containerd $ctrd_version built with $ctrd_go, ctr's $ctr_path path, $unpacks layer(s) unpacked at once):"
 echo
 echo "| image | layers | in the registry | ctr images pull (+unpack) | fetch (CPU-s) | unpack (CPU-s) | its CPU (ctr + containerd) | containerd user / kernel | skopeo copy to oci: |"
 echo "|---|---|---|---|---|---|---|---|---|"
@@ -390,6 +482,47 @@ echo
   "nothing decompressed but the base's gzip layer) is what any encoding of these files costs containerd's one" \
   "unpacking goroutine; its fetch (${med[fetch.raw]} s, ${med[fcpu.raw]} CPU-s for $(mb "${bytes[raw]}")) is what bytes in" \
   "the registry cost: every compressed byte is downloaded, hashed and written (and fsynced) into the content store."
+
+# The floor's parts, and the best wall they allow: the applying goroutine of a layer hashes its tar
+# and writes its files (the same for every encoding), so with layers applied one after the other
+# (containerd 1.7 to 2.1, and a client's Pull such as Docker 29's) no pull is shorter than that
+# chain (in CPU seconds: on a loaded machine the wall of each part is not its own); with layers applied side by side (2.2's transfer service) only the sum of all the parts
+# over the cores bounds rockpack's image (and the chain still bounds the peer's, one layer). Neither counts HTTP (the registry's and the client's CPU): both are
+# lower bounds.
+cores=$(nproc)
+fl() { floor_wall "$1"; }
+fc() { floor_cpu "$1"; }
+read -r chain total_rp total_peer serial_rp serial_peer parallel_rp parallel_peer line < <(awk \
+  -v files="$(fc files)" -v htar="$(fc hash_tar)" -v brp="$(fc blob_rp)" -v bpeer="$(fc blob_peer)" \
+  -v hrp="$(fc hash_rp)" -v hpeer="$(fc hash_peer)" -v drp="$(fc decode_rp)" -v dpeer="$(fc decode_peer)" \
+  -v dpeerw="$(fl decode_peer)" -v n="$cores" -v peer="${med[ctr.peer]}" 'function max(a, b) {return a > b ? a : b}
+  BEGIN {
+    chain = files + htar
+    trp = files + htar + brp + hrp + drp; tpeer = files + htar + bpeer + hpeer + dpeer
+    printf "%.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f\n", chain, trp, tpeer, max(chain, trp / n),
+      max(max(chain, dpeerw), tpeer / n), trp / n, max(max(chain, dpeerw), tpeer / n), peer / 2
+  }')
+row_floor() { echo "| $1 | $(fl "$2") s | $(fc "$2") s ($(floor_sys "$2") s) |"; }
+echo
+echo "The floor's parts on this machine (each alone, one thread, input in the page cache; $(mb "$tar_bytes") of tar):"
+echo
+echo "| part | wall | CPU-s (kernel) |"
+echo "|---|---|---|"
+row_floor "the files written (tar -x into a fresh directory next to containerd's root)" files
+row_floor "their writeback (sync; containerd does not wait for it)" sync
+row_floor "rockpack's blobs written and fsynced ($(mb "${bytes[rp]}") with the base)" blob_rp
+row_floor "the peer's blob written and fsynced" blob_peer
+row_floor "SHA-256 of the tar (the diff_ids)" hash_tar
+row_floor "SHA-256 of rockpack's blobs" hash_rp
+row_floor "SHA-256 of the peer's blob" hash_peer
+row_floor "zstd -d of rockpack's layers (libzstd)" decode_rp
+row_floor "unpigz of the peer's layer" decode_peer
+echo
+echo "Best wall these parts allow (no HTTP counted): layers applied one after the other (containerd up to 2.1," \
+  "a client's Pull as Docker 29's, max_concurrent_unpacks = 1) $serial_rp s for rockpack's image, $serial_peer s for the peer's (the applying chain, files + diff_id," \
+  "is $chain s for any encoding); layers applied side by side on $cores cores (2.2's transfer service)" \
+  "$parallel_rp s and $parallel_peer s (all parts: $total_rp and $total_peer CPU-s). The 2x line, half the" \
+  "peer's measured pull (${med[ctr.peer]} s), is $line s."
 echo
 echo "containerd's snapshotter: $snapshotter; rockpack's layers (compressed bytes):"
 python3 - "$work/rp" <<'P'
