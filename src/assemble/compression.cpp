@@ -271,12 +271,16 @@ class ParallelGzipCompressor final : public Compressor, private DeflatePassthrou
 // (kJobSize) for the same reason -- zstd's frame depends on it, never on the worker count -- and for
 // memory: by default a job is 4 windows (8 MiB at level 3, 16 MiB at level 10).
 //
-// Memory (zstd 1.5's multithreaded compressor, measured with heaptrack): an input ring of
-// kJobSize x (workers + 3) (each worker's job, and slack for the overlap and the job being filled),
-// and per worker a compression context (ZSTD_estimateCCtxSize) and an output buffer of about
-// kJobSize. The workers are as many as fit a layer's share of memory::kCompressionShare, and at
-// least 2 when the pool has 2 (fewer would halve a 2-core build's speed): at level 3, 4 workers in
-// 32 MiB; at level 10 and above the context alone passes the share and the floor of 2 decides. Past a
+// Memory (zstd 1.5's multithreaded compressor, measured with heaptrack and peak_memory()): an input
+// ring of kJobSize x (workers + 3) (each worker's job, and slack for the overlap and the job being
+// filled); an output buffer of about kJobSize for each job in its table (workers + 2), which holds
+// its output until this thread flushes it; and a compression context (ZSTD_estimateCCtxSize) per
+// worker and one for the frame. Counting the ring and the workers' contexts alone, 4 workers fit a
+// 32 MiB share at level 3, and peaks of 33 MiB were measured when the flushing thread fell behind.
+// The workers are as many as fit a layer's share of memory::kCompressionShare with everything
+// counted, and at least 2 when the pool has 2 (fewer would halve a 2-core build's speed): at level
+// 3, 3 workers in 32 MiB; at level 10 and above the contexts alone pass the share and the floor of
+// 2 decides. Past a
 // few workers the layer's own digests (one SHA-256 each over the stream, about 1.7 GB/s) bound a
 // layer anyway, and layers are written side by side (LayerBuilder::build_all).
 class ZstdCompressor final : public Compressor {
@@ -285,9 +289,10 @@ class ZstdCompressor final : public Compressor {
 
   static unsigned workers_for(int level, unsigned threads) {
     const size_t share = memory::per_layer(memory::kCompressionShare);
-    const size_t ring_slack = 3 * kJobSize;
-    const size_t per_worker = ZSTD_estimateCCtxSize(level) + 2 * kJobSize;
-    size_t fit = share > ring_slack ? (share - ring_slack) / per_worker : 0;
+    const size_t context = ZSTD_estimateCCtxSize(level);
+    const size_t fixed = 3 * kJobSize + 2 * kJobSize + context;  // ring slack, 2 more jobs' output, the frame's context
+    const size_t per_worker = context + 2 * kJobSize;              // its context, its job's input and output
+    size_t fit = share > fixed ? (share - fixed) / per_worker : 0;
     fit = std::max<size_t>(2, fit);
     return static_cast<unsigned>(std::max<size_t>(1, std::min<size_t>(threads, fit)));
   }
