@@ -230,13 +230,20 @@ std::optional<LockedRocm> locked_rocm(const StepLock& locked, const std::string&
 // file (copying rocm-sdk-devel's tarball into the store) starts then, beside the base's read, and is
 // done when the python step gets the file. What it throws is ignored (the install does that work
 // again and reports its failures).
+// `first`, when not empty, names the project whose wheel starts the longest chain (rocm-sdk-devel:
+// its tarball is one deflate stream, inflated on one core once the wheel is in): it downloads
+// ahead of the others, which start when it is in or after kHeadStart, whichever comes first. Where
+// the downloads are bound by the CPU (hashing and writing them: a fast mirror, loopback), the
+// chain then starts about twice as soon; where the network is the limit, the others lose at most
+// the head start.
 class WheelPrefetch {
  public:
   using Ready = std::function<void(const DownloadJob& job, const DownloadResult& result)>;
+  static constexpr std::chrono::seconds kHeadStart{2};
   WheelPrefetch(ContentStore& store, DownloadOptions downloads, std::vector<python::IndexSource> indexes,
-                std::vector<python::Requirement> pinned, Ready on_ready = {})
+                std::vector<python::Requirement> pinned, Ready on_ready = {}, std::string first = {})
       : store_(store), downloads_(std::move(downloads)), indexes_(std::move(indexes)), pinned_(std::move(pinned)),
-        on_ready_(std::move(on_ready)) {
+        on_ready_(std::move(on_ready)), first_(std::move(first)) {
     chosen_future_ = chosen_.get_future().share();
     thread_ = std::thread([this] { run(); });
   }
@@ -299,23 +306,57 @@ class WheelPrefetch {
     }
     chosen_.set_value();
     std::vector<char> done(jobs.size(), 0);  // each job's worker is the only one to touch its slot
+    // The first project's wheel on a thread of its own, the others once it is in (or after the
+    // head start).
+    std::vector<size_t> ahead, rest;
+    for (size_t i = 0; i < jobs.size(); ++i) (is_first(jobs[i]) ? ahead : rest).push_back(i);
+    std::promise<void> ahead_in;
+    std::future<void> ahead_in_future = ahead_in.get_future();
+    std::thread ahead_thread;
+    if (ahead.empty())
+      ahead_in.set_value();
+    else
+      ahead_thread = std::thread([&] { fetch(jobs, ahead, promises, done, &ahead_in); });
+    ahead_in_future.wait_for(kHeadStart);
+    fetch(jobs, rest, promises, done, nullptr);
+    if (ahead_thread.joinable()) ahead_thread.join();
+    for (size_t i = 0; i < jobs.size(); ++i)
+      if (!done[i]) promises[i].set_value(DownloadResult{});
+  }
+
+  bool is_first(const DownloadJob& job) const {
+    if (first_.empty()) return false;
+    auto wheel = python::WheelFilename::try_parse(job.url.substr(job.url.find_last_of('/') + 1));
+    return wheel && wheel->normalized_name() == first_;
+  }
+
+  // Downloads jobs[which...]; `arrived` (if any) is set once they are in, or have failed.
+  void fetch(const std::vector<DownloadJob>& jobs, const std::vector<size_t>& which,
+             std::vector<std::promise<DownloadResult>>& promises, std::vector<char>& done, std::promise<void>* arrived) {
+    std::vector<DownloadJob> some;
+    for (size_t i : which) some.push_back(jobs[i]);
     try {
-      download_all(store_, jobs, downloads_, nullptr, [&](size_t i, const DownloadResult& r) {
-        done[i] = 1;
-        if (on_ready_) {
-          try {
-            on_ready_(jobs[i], r);
-          } catch (const std::exception& e) {
-            spdlog::debug("rocm: {}: not prepared early ({}); the install does it", jobs[i].what, e.what());
+      if (!some.empty())
+        download_all(store_, some, downloads_, nullptr, [&](size_t k, const DownloadResult& r) {
+          const size_t i = which[k];
+          done[i] = 1;
+          if (arrived && which.size() == 1) {  // the others may start while this one's file is prepared
+            arrived->set_value();
+            arrived = nullptr;
           }
-        }
-        promises[i].set_value(r);
-      });
+          if (on_ready_) {
+            try {
+              on_ready_(jobs[i], r);
+            } catch (const std::exception& e) {
+              spdlog::debug("rocm: {}: not prepared early ({}); the install does it", jobs[i].what, e.what());
+            }
+          }
+          promises[i].set_value(r);
+        });
     } catch (const std::exception& e) {
       spdlog::debug("rocm: a prefetch failed (the download will try again): {}", e.what());
     }
-    for (size_t i = 0; i < jobs.size(); ++i)
-      if (!done[i]) promises[i].set_value(DownloadResult{});
+    if (arrived) arrived->set_value();
   }
 
   ContentStore& store_;
@@ -323,6 +364,7 @@ class WheelPrefetch {
   std::vector<python::IndexSource> indexes_;
   std::vector<python::Requirement> pinned_;
   Ready on_ready_;
+  std::string first_;  // the project whose wheel downloads ahead of the others, or empty
   std::promise<void> chosen_;
   std::shared_future<void> chosen_future_;
   std::map<std::string, size_t> by_url_;                       // written before chosen_ is set
@@ -456,12 +498,17 @@ StepOutput RocmStep::plan(const StepContext& context) const {
     for (const auto& url : indexes.urls) sources.push_back({url, false, "", "", {}, rocm.tls_only});
     // rocm-sdk-devel's tarball (one deflate stream, inflated on one core) is copied into the store
     // as soon as its wheel is there, while the base is still read, not after the resolution.
+    // Its wheel downloads ahead of the others: that copy is the plan's longest chain.
     WheelPrefetch::Ready copy_devel;
-    if (rocm.expand_devel && std::find(rocm.components.begin(), rocm.components.end(), "devel") != rocm.components.end())
+    std::string first;
+    if (rocm.expand_devel && std::find(rocm.components.begin(), rocm.components.end(), "devel") != rocm.components.end()) {
       copy_devel = [&store](const DownloadJob& job, const DownloadResult& file) { prepare_devel_early(store, job, file); };
+      first = "rocm-sdk-devel";
+    }
     try {
       prefetch.emplace(store, context.downloads, std::move(sources),
-                       therock::requirements_for(*dist_info, rocm.targets, extras, sdist_layout_read), std::move(copy_devel));
+                       therock::requirements_for(*dist_info, rocm.targets, extras, sdist_layout_read), std::move(copy_devel),
+                       std::move(first));
     } catch (const InputError&) {
       // an unknown extra or family: the resolution says so, with its hint
     }
