@@ -306,12 +306,17 @@ start_containerd() {
   local d=$work/containerd
   rm -rf "$d"
   mkdir -p "$d/root" "$d/state"
+  # 2.x reads config version 3 and has more CRI plugins to leave out; the rest is the same.
+  local config_version=2 disabled='"io.containerd.grpc.v1.cri"'
   if [ -n "$ctrd_major2" ]; then
-    cat >"$d/config.toml" <<TOML
-version = 3
+    config_version=3
+    disabled='"io.containerd.grpc.v1.cri", "io.containerd.cri.v1.images", "io.containerd.cri.v1.runtime"'
+  fi
+  cat >"$d/config.toml" <<TOML
+version = $config_version
 root = "$d/root"
 state = "$d/state"
-disabled_plugins = ["io.containerd.grpc.v1.cri", "io.containerd.cri.v1.images", "io.containerd.cri.v1.runtime"]
+disabled_plugins = [$disabled]
 [grpc]
   address = "$d/sock"
 [ttrpc]
@@ -319,23 +324,11 @@ disabled_plugins = ["io.containerd.grpc.v1.cri", "io.containerd.cri.v1.images", 
 [debug]
   address = "$d/debug.sock"
 TOML
-    # Only a containerd that knows the key gets it (2.2 and later).
-    version_ge "$ctrd_version" 2.2 && cat >>"$d/config.toml" <<TOML
+  # Only a containerd that knows the key gets it (2.2 and later).
+  if [ -n "$ctrd_major2" ] && version_ge "$ctrd_version" 2.2; then
+    cat >>"$d/config.toml" <<TOML
 [plugins."io.containerd.transfer.v1.local"]
   max_concurrent_unpacks = $unpacks
-TOML
-  else
-    cat >"$d/config.toml" <<TOML
-version = 2
-root = "$d/root"
-state = "$d/state"
-disabled_plugins = ["io.containerd.grpc.v1.cri"]
-[grpc]
-  address = "$d/sock"
-[ttrpc]
-  address = "$d/sock.ttrpc"
-[debug]
-  address = "$d/debug.sock"
 TOML
   fi
   if [ "$scheme" = https ]; then
