@@ -55,9 +55,9 @@ std::unique_ptr<Compressor> make_compressor(const Compression& c, ByteSink& out,
 
 // What the compressors start with `threads` workers, bounded by a layer's share of
 // memory::kCompressionShare (assemble/memory_budget.hpp), not by the workers: gzip keeps at most 16
-// blocks of 1 MiB (with their output) in flight; zstd runs as many workers (of `threads`) as their
-// contexts, 2 MiB jobs (input and output) and input ring fit in 32 MiB at that level (3 at level
-// 3), and at least 2.
+// blocks of 1 MiB (with their output) in flight; zstd runs `threads` + 1 workers (`threads` on one
+// CPU), as many as their contexts, 2 MiB jobs (input and output) and input ring fit in 32 MiB at
+// that level (3 at level 3), and at least 2.
 unsigned zstd_workers(int level, unsigned threads);
 
 }  // namespace rp
