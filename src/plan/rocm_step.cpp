@@ -216,6 +216,15 @@ std::optional<LockedRocm> locked_rocm(const StepLock& locked, const std::string&
   return out;
 }
 
+// The file name a download's URL ends in (a wheel's, for the prefetch's jobs).
+std::string url_filename(const DownloadJob& job) { return job.url.substr(job.url.find_last_of('/') + 1); }
+
+// The normalized project of the wheel a download fetches ("rocm-sdk-devel"), or empty.
+std::string wheel_project(const DownloadJob& job) {
+  auto wheel = python::WheelFilename::try_parse(url_filename(job));
+  return wheel ? wheel->normalized_name() : std::string();
+}
+
 // The ROCm wheels, on their way into the store while the base is still being read. The python step
 // resolves only once the image's interpreter is known (its tags and markers), which waits for the
 // base's check, a whole read of its layers; the rocm sdist already pins every package its extras
@@ -324,11 +333,7 @@ class WheelPrefetch {
       if (!done[i]) promises[i].set_value(DownloadResult{});
   }
 
-  bool is_first(const DownloadJob& job) const {
-    if (first_.empty()) return false;
-    auto wheel = python::WheelFilename::try_parse(job.url.substr(job.url.find_last_of('/') + 1));
-    return wheel && wheel->normalized_name() == first_;
-  }
+  bool is_first(const DownloadJob& job) const { return !first_.empty() && wheel_project(job) == first_; }
 
   // Downloads jobs[which...]; `arrived` (if any) is set once they are in, or have failed.
   void fetch(const std::vector<DownloadJob>& jobs, const std::vector<size_t>& which,
@@ -375,9 +380,8 @@ class WheelPrefetch {
 // The prefetch's hook for rocm-sdk-devel's wheel: its tarball copied into the store
 // (therock::prepare_devel_file), which the install's prepare_devel then finds made.
 void prepare_devel_early(ContentStore& store, const DownloadJob& job, const DownloadResult& file) {
-  const std::string filename = job.url.substr(job.url.find_last_of('/') + 1);
-  auto wheel = python::WheelFilename::try_parse(filename);
-  if (!wheel || wheel->normalized_name() != "rocm-sdk-devel" || file.digest.empty()) return;
+  if (wheel_project(job) != "rocm-sdk-devel" || file.digest.empty()) return;
+  const std::string filename = url_filename(job);
   PhaseClock timer;
   if (therock::prepare_devel_file(StoreArchiveOpener(store), store.blob_path(file.digest), filename, file.digest))
     spdlog::debug("rocm: {}'s devel tarball copied into the store in {:.2f} s, while the base is read", filename,
@@ -500,15 +504,15 @@ StepOutput RocmStep::plan(const StepContext& context) const {
     // as soon as its wheel is there, while the base is still read, not after the resolution.
     // Its wheel downloads ahead of the others: that copy is the plan's longest chain.
     WheelPrefetch::Ready copy_devel;
-    std::string first;
+    std::string ahead;
     if (rocm.expand_devel && std::find(rocm.components.begin(), rocm.components.end(), "devel") != rocm.components.end()) {
       copy_devel = [&store](const DownloadJob& job, const DownloadResult& file) { prepare_devel_early(store, job, file); };
-      first = "rocm-sdk-devel";
+      ahead = "rocm-sdk-devel";
     }
     try {
       prefetch.emplace(store, context.downloads, std::move(sources),
                        therock::requirements_for(*dist_info, rocm.targets, extras, sdist_layout_read), std::move(copy_devel),
-                       std::move(first));
+                       std::move(ahead));
     } catch (const InputError&) {
       // an unknown extra or family: the resolution says so, with its hint
     }
