@@ -21,6 +21,12 @@ namespace rp {
 
 namespace {
 
+// Between entries: a build that stopped (LayerOptions::cancelled) ends the layer here.
+void stop_if_cancelled(const LayerOptions& options, const std::string& what) {
+  if (options.cancelled && options.cancelled->load(std::memory_order_relaxed))
+    throw LayerCancelled(what + ": not written, the build stopped");
+}
+
 // Reports progress every few MiB of uncompressed input.
 class ProgressSink final : public ByteSink {
  public:
@@ -110,6 +116,7 @@ std::string LayerBuilder::external_mismatch(const std::vector<Entry>& entries, c
   {
     ReadAhead ahead(entries, tar, options_.threads);
     for (size_t i = 0; i < entries.size(); ++i) {
+      stop_if_cancelled(options_, "a cached layer's check");
       tar.add(entries[i], ahead.take(i));
       ahead.release(i);
     }
@@ -223,6 +230,7 @@ BuiltLayer LayerBuilder::write(const std::string& name, const std::vector<Entry>
   {
     ReadAhead ahead(entries, tar, options_.threads);  // (assemble/read_ahead.hpp)
     for (size_t i = 0; i < entries.size(); ++i) {
+      stop_if_cancelled(options_, "layer " + name);
       tar.add(entries[i], ahead.take(i));
       ahead.release(i);
     }

@@ -4,6 +4,7 @@
 // A layer whose inputs were built before (same entries, contents, mtime and compression) is taken
 // from the store's layer records without compressing anything, or else from an external (registry)
 // layer cache when one is given.
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "assemble/progress.hpp"
 #include "image/image.hpp"
 #include "store/content_store.hpp"
+#include "util/error.hpp"
 
 namespace rp {
 
@@ -26,6 +28,15 @@ struct LayerOptions {
   // once more; wheel, tar and store members cost nothing).
   ExternalLayerCache* external = nullptr;
   unsigned parallel_layers = 0;  // layers written at once by build_all; 0 = LayerBuilder::kParallelLayers
+  // When set (not owned), a layer being written stops at its next entry with LayerCancelled, and
+  // nothing of it is stored: a build whose plan failed does not wait for the layers it had started.
+  const std::atomic<bool>* cancelled = nullptr;
+};
+
+// What write() throws when LayerOptions::cancelled is set.
+class LayerCancelled : public Error {
+ public:
+  using Error::Error;
 };
 
 // One layer for build_all.

@@ -12,7 +12,10 @@
 
 namespace rp::build {
 
-BackgroundLayers::~BackgroundLayers() { wait(); }
+BackgroundLayers::~BackgroundLayers() {
+  cancelled_ = true;
+  wait();
+}
 
 void BackgroundLayers::start(const BuildPlan& plan, const recipe::Recipe& recipe, const LayerPlan& layer) {
   try {
@@ -26,6 +29,7 @@ void BackgroundLayers::start(const BuildPlan& plan, const recipe::Recipe& recipe
         !compression_given_ && recipe.compression ? Compression::parse(*recipe.compression) : compression_;
     options.mtime = plan.source_date_epoch;
     options.threads = threads_;
+    options.cancelled = &cancelled_;
     auto entries = std::make_shared<const std::vector<Entry>>(layer.entries);  // the plan's may move meanwhile
     std::string name = layer.name;
     std::string lineage = layer_lineage(plan, layer);
@@ -41,6 +45,8 @@ void BackgroundLayers::start(const BuildPlan& plan, const recipe::Recipe& recipe
         spdlog::debug("layer {}: written in the background in {:.1f} s{}", name,
                       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
                       built.from_cache ? " (it was in the store)" : "");
+      } catch (const LayerCancelled&) {
+        spdlog::debug("layer {}: no longer written in the background: the build stopped", name);
       } catch (const std::exception& e) {
         spdlog::debug("layer {}: not written in the background ({}); the assembly writes it", name, e.what());
       }

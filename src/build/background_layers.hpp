@@ -3,6 +3,7 @@
 // store on a thread of its own, with the options the assembly will use (compression, mtime,
 // threads), and recorded there under its key; the assembly, after wait(), finds it there. Layers
 // that would be split (the recipe's max_layer_size) are left to the assembly.
+#include <atomic>
 #include <mutex>
 #include <set>
 #include <string>
@@ -21,7 +22,9 @@ class BackgroundLayers final : public LayerPrebuild {
   // compression:, if any, applies, as for the assembly).
   BackgroundLayers(ContentStore& store, Compression compression, bool compression_given, unsigned threads)
       : store_(store), compression_(compression), compression_given_(compression_given), threads_(threads) {}
-  ~BackgroundLayers() override;  // waits: nothing is left running
+  // Stops the layers still being written (at their next entry; nothing of them is stored) and
+  // waits for them: nothing is left running. A build that went on has called wait() before.
+  ~BackgroundLayers() override;
 
   void start(const BuildPlan& plan, const recipe::Recipe& recipe, const LayerPlan& layer) override;
   // Waits for every layer started.
@@ -34,6 +37,7 @@ class BackgroundLayers final : public LayerPrebuild {
   Compression compression_;
   bool compression_given_;
   unsigned threads_;
+  std::atomic<bool> cancelled_{false};
   std::vector<std::thread> threads_running_;
   mutable std::mutex mu_;
   std::set<std::string> written_;  // blob digests
