@@ -204,7 +204,13 @@ for c in ("gzip", "zstd"):
 print()
 for c in ("gzip", "zstd"):
     if (c, 1) in summary and (c, 2) in summary:
-        print(f"{c}: 1 -> 2 cores speed-up {summary[(c, 1)] / summary[(c, 2)]:.2f}x")
+        # Each round's own ratio and efficiency too: on a noisy machine the medians hide the spread.
+        one = [r for r in rows if r[0] == c and len(r[1].split(",")) == 1]
+        two = [r for r in rows if r[0] == c and len(r[1].split(",")) == 2]
+        rounds = ", ".join(f"{float(a[2]) / float(b[2]):.2f}x / {(float(b[3]) + float(b[4])) / (2 * float(b[2])):.2f}"
+                           for a, b in zip(one, two))
+        print(f"{c}: 1 -> 2 cores speed-up {summary[(c, 1)] / summary[(c, 2)]:.2f}x "
+              f"(each round's speed-up / 2-core efficiency: {rounds})")
 P
   exit 0
 fi
