@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <spdlog/spdlog.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/statfs.h>
 #include <sys/utsname.h>
 #include <sys/stat.h>
@@ -306,6 +307,10 @@ void helper_fail(const HelperPlan& plan, const char* what) {
 //    dies, however it dies. The keeper then kills the runtime, runs `delete --force`, and removes
 //    the bundle, the runtime's mount directory and the scratch root. A byte 'k' on the pipe is
 //    rockpack's own request to stop the container (a timeout, a signal) without removing anything.
+// The keeper takes a name of its own ("sandbox-keeper"): `pkill rockpack` and `killall -9 rockpack`
+// match processes by name, and under rockpack's name it would die with the build it outlives to
+// clean up after: the test's kill by name had left the runtime's mount directory behind. (What
+// kills it by pid, or by the command line it shares with rockpack, `pkill -f`, still does.)
 // Everything the keeper needs is prepared before the fork: it only makes system calls.
 struct KeeperPlan {
   HelperPlan helper;
@@ -363,6 +368,7 @@ void keeper_delete(const KeeperPlan& k) {
 
 [[noreturn]] void keeper_main(const KeeperPlan& k) {
   ::setsid();  // a session of its own: a Ctrl-C on rockpack's terminal does not reach it
+  ::prctl(PR_SET_NAME, "sandbox-keeper", 0, 0, 0);  // not rockpack's: a kill by name spares it
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT}) ::signal(sig, SIG_IGN);
   close_all_but({k.life_fd, k.helper.out_fd, k.helper.null_fd});
   pid_t runtime = ::fork();

@@ -7,7 +7,9 @@
 # each must say BLOCKED with the reason, and a canary directory on the host (world-writable, so an
 # escape of either kind could write there) stays as it was. A fork bomb stops at the pids limit; a
 # step that outlives its timeout (also one that closed its output) is killed; SIGTERM to rockpack
-# mid-step kills the container and leaves no scratch root, no process and no mount directory.
+# mid-step kills the container and leaves no scratch root, no process and no mount directory; so
+# does SIGKILL to rockpack, to every process of the build named as rockpack is (pkill -x), or to
+# the runtime.
 source "$(dirname "$0")/lib/common.sh"
 source "$ROCKPACK_SOURCE_DIR/tests/integration/lib/apt_repo.sh"
 need gcc; need python3; need setpriv
@@ -84,15 +86,18 @@ EOF2
   assert_eq "$(ls -d /run/rockpack/sandbox.tmp-"$pid"-* 2>/dev/null || true)" "" "$label: no mount directory is left"
   echo "  $label: SIGTERM killed the container and removed its root"
 }
-# sigkill_mid_step LABEL CACHE_DIR [marker] [setpriv args...]: SIGKILL to rockpack while a run: step
-# sleeps before its two processes write a marker into the root. Nothing of the container may remain:
-# no process, no runtime (nor its keeper), no bundle with the runtime's state, no mount directory,
-# no cgroup, no scratch root; with `marker` (ROCKPACK_KEEP_SANDBOX=1 keeps the root to look into),
-# no marker is written after the step's time is up.
+# sigkill_mid_step LABEL CACHE_DIR [marker] [by-name] [setpriv args...]: SIGKILL to rockpack while a
+# run: step sleeps before its two processes write a marker into the root. Nothing of the container
+# may remain: no process, no runtime (nor its keeper), no bundle with the runtime's state, no mount
+# directory, no cgroup, no scratch root; with `marker` (ROCKPACK_KEEP_SANDBOX=1 keeps the root to
+# look into), no marker is written after the step's time is up. With `by-name`, SIGKILL goes to
+# every process of the build named `rockpack`, as `pkill -9 -x rockpack` or `killall -9 rockpack`
+# would send it (limited to this build's processes: other tests may be running).
 sigkill_mid_step() {
-  local label=$1 cache=$2 marker=
+  local label=$1 cache=$2 marker= by_name=
   shift 2
   if [ "${1:-}" = marker ]; then marker=1; shift; fi
+  if [ "${1:-}" = by-name ]; then by_name=1; shift; fi
   cat >ctx/late-run.yaml <<EOF2
 name: late-run
 base: oci:$WORK/img:hostile
@@ -106,7 +111,16 @@ EOF2
   local pid=$! i
   for i in $(seq 1 100); do [ "$(pgrep -fc '^/x late-marker' || true)" = 2 ] && break; sleep 0.1; done
   [ "$(pgrep -fc '^/x late-marker' || true)" = 2 ] || fail "$label: the step did not start: $(cat "kill-$label.log")"
-  kill -KILL "$pid"
+  if [ -n "$by_name" ]; then
+    # rockpack and its children under its name (the keeper is one of its children, in a session of
+    # its own); the name is the binary's, as the kernel keeps it (15 characters)
+    local name named
+    name=$(basename "$ROCKPACK" | cut -c1-15)
+    named=$(pgrep -x -P "$pid" "$name" || true)
+    kill -KILL "$pid" $named
+  else
+    kill -KILL "$pid"
+  fi
   local rc=0
   wait "$pid" || rc=$?
   assert_eq "$rc" 137 "$label: rockpack dies of SIGKILL"
@@ -130,7 +144,7 @@ EOF2
     rm -rf "$cache"/tmp/sandbox.tmp-"$pid"-*
     echo "  $label: SIGKILL: the container died with rockpack, its markers were never written"
   else
-    echo "  $label: SIGKILL: no process, runtime state, bundle, mount directory, cgroup or scratch root is left"
+    echo "  $label: SIGKILL${by_name:+ by name}: no process, runtime state, bundle, mount directory, cgroup or scratch root is left"
   fi
 }
 
@@ -232,6 +246,7 @@ sigterm_mid_step "root-$RT" "$WORK/c-$RT"
 echo "SIGKILL mid-step, as root, $RT:"
 sigkill_mid_step "root-$RT" "$WORK/c-$RT" marker
 sigkill_mid_step "root-$RT" "$WORK/c-$RT"
+sigkill_mid_step "root-$RT" "$WORK/c-$RT" by-name
 sigkill_runtime_mid_step "root-$RT" "$WORK/c-$RT"
   unset ROCKPACK_SANDBOX_RUNTIME
 }
