@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <string_view>
 
 #include "assemble/layer_build_lock.hpp"
 #include "assemble/read_ahead.hpp"
@@ -21,10 +22,11 @@ namespace rp {
 
 namespace {
 
-// Between entries: a build that stopped (LayerOptions::cancelled) ends the layer here.
-void stop_if_cancelled(const LayerOptions& options, const std::string& what) {
+// Between entries: a build that stopped (LayerOptions::cancelled) ends the layer here. Called for
+// every entry, so the message is made only when it is thrown.
+void stop_if_cancelled(const LayerOptions& options, std::string_view what, std::string_view name = {}) {
   if (options.cancelled && options.cancelled->load(std::memory_order_relaxed))
-    throw LayerCancelled(what + ": not written, the build stopped");
+    throw LayerCancelled(std::string(what) + std::string(name) + ": not written, the build stopped");
 }
 
 // Reports progress every few MiB of uncompressed input.
@@ -230,7 +232,7 @@ BuiltLayer LayerBuilder::write(const std::string& name, const std::vector<Entry>
   {
     ReadAhead ahead(entries, tar, options_.threads);  // (assemble/read_ahead.hpp)
     for (size_t i = 0; i < entries.size(); ++i) {
-      stop_if_cancelled(options_, "layer " + name);
+      stop_if_cancelled(options_, "layer ", name);
       tar.add(entries[i], ahead.take(i));
       ahead.release(i);
     }
